@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages attrib needs to build and test (DEVELOPERS.md lists
+# them and why). Idempotent: packages already installed are skipped, and apt-get runs
+# only when something is missing. Needs root (or sudo) only when it has work to do.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config ccache clang-14 clang libclang-rt-14-dev
+  # grammar: the ANTLR 4.7.2 tool (Java) generates C++ for the 4.9 runtime
+  antlr4 libantlr4-runtime-dev default-jre-headless
+  # compiler back-ends and pattern engines
+  llvm-14-dev libhyperscan-dev libpcre2-dev
+  # libraries
+  libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev zlib1g-dev libssl-dev
+  libgtest-dev libgmock-dev libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
+  # test and benchmark helpers
+  python3 sqlite3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

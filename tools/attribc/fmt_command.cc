@@ -1,0 +1,94 @@
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/compilation.h"
+#include "compiler/formatter.h"
+#include "tools/attribc/commands.h"
+#include "tools/attribc/output.h"
+
+namespace attrib::tools {
+namespace {
+
+// Replaces `path` with `text` atomically (write a sibling, then rename), keeping its mode, so a
+// crash or full disk never leaves a half-written rule file.
+bool writeAtomically(const std::string& path, const std::string& text, std::string* error) {
+  std::string tmp = path + ".attribc-fmt.tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(tmp);
+      *error = fmt::format("cannot write '{}': the disk may be full or read-only", path);
+      return false;
+    }
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) ::chmod(tmp.c_str(), st.st_mode & 07777);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::filesystem::remove(tmp);
+    *error = fmt::format("cannot replace '{}': {}", path, std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int runFmt(const FmtOptions& options) {
+  if (options.check && options.write) {
+    printError("--check and -w cannot be used together");
+    return kExitUsage;
+  }
+  DiagnosticSink sink;
+  Compilation compilation(sink);
+  for (const auto& path : options.paths) {
+    std::string error;
+    if (!compilation.addPath(path, &error)) {
+      printError(error);
+      return kExitUsage;
+    }
+  }
+  // Formatting needs only a clean parse of each file; names are not resolved.
+  std::vector<ParseResult> parsed;
+  for (FileId id = 0; id < compilation.sources().size(); ++id) {
+    parsed.push_back(parseFile(compilation.sources(), id, sink));
+  }
+  if (sink.errorCount() > 0) {
+    printDiagnosticsText(compilation, options.color);
+    printError("files with syntax errors are not formatted");
+    return kExitProblems;
+  }
+  int status = kExitOk;
+  for (FileId id = 0; id < parsed.size(); ++id) {
+    const SourceFile& file = compilation.sources().file(id);
+    std::optional<std::string> formatted = formatFile(parsed[id]);
+    if (!formatted) continue;
+    bool changed = *formatted != file.text();
+    if (options.check) {
+      if (changed) {
+        fmt::print("{}\n", file.path());
+        status = kExitProblems;
+      }
+    } else if (options.write) {
+      std::string error;
+      if (changed && !writeAtomically(file.path(), *formatted, &error)) {
+        printError(error);
+        return kExitUsage;
+      }
+    } else {
+      fmt::print("{}", *formatted);
+    }
+  }
+  if (options.check && status != kExitOk) {
+    fmt::print(stderr, "attribc: the files above are not formatted; run 'attribc fmt -w' on them\n");
+  }
+  return status;
+}
+
+}  // namespace attrib::tools

@@ -1,0 +1,75 @@
+// attribc: checks, formats (and, in later versions, builds, tests and explains) .attr rules.
+// The command line lives here; everything it runs is in the compiler library.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "attribc_version.h"
+#include "tools/attribc/commands.h"
+#include "tools/attribc/output.h"
+
+namespace {
+
+using attrib::tools::ColorMode;
+
+const std::map<std::string, ColorMode> kColorModes = {
+    {"auto", ColorMode::Auto}, {"always", ColorMode::Always}, {"never", ColorMode::Never}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attribc: check, format and compile attrib .attr rule files", "attribc"};
+  app.set_version_flag("--version", std::string("attribc ") + ATTRIB_VERSION);
+  app.require_subcommand(0, 1);
+  app.footer("Run 'attribc COMMAND --help' for the options of a command. Docs: docs/language.md, docs/diagnostics.md");
+
+  attrib::tools::CheckOptions check;
+  CLI::App* checkCmd = app.add_subcommand("check", "Check rule files and report every problem");
+  checkCmd->add_option("paths", check.paths, "Rule files, or directories searched recursively for *.attr")->required();
+  checkCmd->add_option("--format", check.format, "Diagnostics as text (stderr), json (one object per line) or sarif")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
+  checkCmd->add_option("-W", check.warnings, "-Werror: warnings are errors; -Wno-SLUG: silence one warning")
+      ->allow_extra_args(false);
+  checkCmd->add_option("--color", check.color, "Colour text diagnostics: auto, always, never")
+      ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
+
+  attrib::tools::FmtOptions fmtOptions;
+  CLI::App* fmtCmd = app.add_subcommand("fmt", "Print rule files in canonical form (comments are kept)");
+  fmtCmd->add_option("paths", fmtOptions.paths, "Rule files, or directories searched recursively for *.attr")->required();
+  auto* checkFlag = fmtCmd->add_flag("--check", fmtOptions.check, "List files that are not formatted; exit 1 if any");
+  fmtCmd->add_flag("-w,--write", fmtOptions.write, "Rewrite the files in place")->excludes(checkFlag);
+  fmtCmd->add_option("--color", fmtOptions.color, "Colour diagnostics: auto, always, never")
+      ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
+
+  CLI::App* helpCmd = app.add_subcommand("help", "Show this help, or a command's help: attribc help COMMAND");
+  std::string helpTopic;
+  helpCmd->add_option("command", helpTopic, "The command to explain");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    attrib::tools::printError(fmt::format("{}; run 'attribc --help'", e.what()));
+    return attrib::tools::kExitUsage;
+  }
+
+  if (*checkCmd) return attrib::tools::runCheck(check);
+  if (*fmtCmd) return attrib::tools::runFmt(fmtOptions);
+  if (*helpCmd && !helpTopic.empty()) {
+    CLI::App* sub = nullptr;
+    try {
+      sub = app.get_subcommand(helpTopic);
+    } catch (const CLI::OptionNotFound&) {
+      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, help", helpTopic));
+      return attrib::tools::kExitUsage;
+    }
+    fmt::print("{}", sub->help());
+    return attrib::tools::kExitOk;
+  }
+  fmt::print("{}", app.help());
+  return *helpCmd ? attrib::tools::kExitOk : attrib::tools::kExitUsage;
+}
