@@ -20,12 +20,6 @@
 
 namespace attrib {
 
-// The vocabulary the checker enforces; docs/language.md lists the same values.
-const std::vector<std::string>& failureFamilies();
-const std::vector<std::string>& logSources();
-const std::vector<std::string>& terminalStates();
-const std::vector<std::string>& knownActions();
-
 // What a symptom's role is once defaults are applied: explicit `role`, else `context` for
 // `severity info` or `blame none`, else `cause`.
 enum class SymptomRole { Cause, Consequence, Context };
@@ -50,8 +44,5 @@ struct ProgramIndex {
 // Checks `modules` (owned by the caller, annotated in place) and returns their index.
 ProgramIndex checkProgram(const std::vector<ast::Module*>& modules, const SourceManager& sources,
                           DiagnosticSink& diagnostics);
-
-// The closest candidate within a small edit distance, for "did you mean" hints; "" if none.
-std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace attrib

@@ -140,7 +140,13 @@ std::string renderText(const Diagnostic& d, const SourceManager& sources, const 
   std::string out;
   renderOne(out, d.severity, d.message, codeSuffix(d), d.file, d.range, sources, options);
   for (const auto& n : d.notes) {
-    renderOne(out, Severity::Note, n.message, "", n.range.valid() ? n.range.file : d.file, n.range, sources, options);
+    if (!n.range.valid()) {
+      // A note without a place (a hint, a list of valid values) reads best on its own.
+      const char* sev = options.color ? colorOf(Severity::Note) : "";
+      out += fmt::format("{}note:{} {}\n", sev, options.color ? "\033[0m" : "", n.message);
+      continue;
+    }
+    renderOne(out, Severity::Note, n.message, "", n.range.file, n.range, sources, options);
   }
   return out;
 }

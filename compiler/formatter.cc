@@ -51,7 +51,8 @@ std::optional<std::string> formatFile(const ParseResult& parsed) {
     if (prev && breakBefore) {
       // A blank line between top-level declarations always; elsewhere only where the source
       // had one (and never right after an opening brace or before a closing one).
-      bool topLevelDecl = depth == 0 && t.startsItem && prev->closeBrace;
+      bool prevIsComment = prev->kind == Kind::LineComment || prev->kind == Kind::BlockComment;
+      bool topLevelDecl = depth == 0 && t.startsDecl && !prevIsComment;
       bool keepBlank = blankInSource && !prev->openBrace && !t.closeBrace;
       newline(topLevelDecl || keepBlank);
     } else if (emptyBlock) {

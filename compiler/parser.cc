@@ -9,7 +9,7 @@
 
 #include "AttrLexer.h"
 #include "AttrParser.h"
-#include "antlr4-runtime.h"
+#include "antlr4-runtime-subset.h"
 #include "compiler/literals.h"
 
 namespace attrib {
@@ -190,6 +190,7 @@ class AstBuilder {
     }
     for (auto* decl : ctx->declaration()) {
       startItem(decl);
+      if (auto* l = layoutAt(decl->getStart())) l->startsDecl = true;
       if (auto* s = decl->symptomDecl()) buildInto(module.get(), symptom(s));
       else if (auto* f = decl->filterDecl()) buildInto(module.get(), filter(f));
       else if (auto* r = decl->ruleDecl()) buildInto(module.get(), rule(r));
@@ -226,6 +227,13 @@ class AstBuilder {
     return std::string_view(file_.text()).substr(r.begin, r.end - r.begin);
   }
   std::string textOf(TerminalNode* n) const { return std::string(textOf(range(n))); }
+
+  // False for tokens the parser conjured while recovering from a syntax error ("missing X"):
+  // they have no text in the file.
+  static bool present(TerminalNode* n) {
+    return n && n->getSymbol() && n->getSymbol()->getStartIndex() != INVALID_INDEX &&
+           n->getSymbol()->getType() != Token::EOF;
+  }
 
   bool containsSyntaxError(antlr4::ParserRuleContext* ctx) const {
     SourceRange r = range(ctx);
@@ -326,7 +334,10 @@ class AstBuilder {
   // ---- literals
 
   std::optional<int64_t> integer(TerminalNode* n) {
+    if (!present(n)) return std::nullopt;
     std::string t = textOf(n);
+    // A malformed number (5min) was reported by the lexical pass and parses on as an INT.
+    if (t.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec != std::errc() || ptr != t.data() + t.size()) {
@@ -338,6 +349,7 @@ class AstBuilder {
   }
 
   double floating(TerminalNode* n) {
+    if (!present(n)) return 0;
     std::string t = textOf(n);
     double v = std::strtod(t.c_str(), nullptr);
     if (!std::isfinite(v)) {
@@ -348,7 +360,11 @@ class AstBuilder {
   }
 
   int64_t duration(TerminalNode* n) {
-    auto v = parseDuration(textOf(n));
+    if (!present(n)) return 0;
+    std::string t = textOf(n);
+    auto v = parseDuration(t);
+    // A malformed spelling (5min) was reported by the lexical pass; only overflow is new here.
+    if (!v && t.find_first_not_of("0123456789mshdu") != std::string::npos) return 0;
     if (!v) {
       sink_.report(DiagKind::MalformedLiteral, range(n),
                    fmt::format("duration '{}' is out of range (at most about 292 years)", printable(textOf(n))));
@@ -358,6 +374,7 @@ class AstBuilder {
   }
 
   int64_t timestamp(TerminalNode* n) {
+    if (!present(n)) return 0;
     auto v = parseTimestamp(textOf(n));
     if (!v) {
       sink_.report(DiagKind::MalformedLiteral, range(n),
@@ -368,7 +385,7 @@ class AstBuilder {
   }
 
   std::string string(TerminalNode* n) {
-    if (!n) return {};
+    if (!present(n)) return {};
     std::string t = textOf(n);
     if (!stringIsTerminated(t)) return t.substr(1);  // reported by the lexical pass
     DecodedString d = decodeString(t);
@@ -382,7 +399,7 @@ class AstBuilder {
 
   ast::Regex regex(TerminalNode* n) {
     ast::Regex re;
-    if (!n) return re;
+    if (!present(n)) return re;
     re.range = range(n);
     std::string t = textOf(n);
     size_t close = regexClosingSlash(t);
@@ -519,7 +536,7 @@ class AstBuilder {
       auto e = make(K::RegexMatch, c);
       e->negated = c->op && c->op->getType() == AttrLexer::NOT_MATCHES;
       e->operands.push_back(expr(c->expr()));
-      if (!c->REGEX()) return nullptr;
+      if (!present(c->REGEX())) return nullptr;
       e->regex = regex(c->REGEX());
       return complete(std::move(e));
     }
@@ -701,10 +718,11 @@ class AstBuilder {
       if (auto* c = dynamic_cast<AttrParser::OnItemContext*>(item)) {
         if (auto s = stream(c->streamSpec())) d.streams.push_back(std::move(*s));
       } else if (auto* c = dynamic_cast<AttrParser::MatchItemContext*>(item)) {
-        if (c->REGEX()) d.matches.push_back(regex(c->REGEX()));
+        if (present(c->REGEX())) d.matches.push_back(regex(c->REGEX()));
       } else if (auto* c = dynamic_cast<AttrParser::WhenItemContext*>(item)) {
         if (d.when) {
-          sink_.report(DiagKind::DuplicateProperty, range(c), "a symptom has one 'when' clause; combine them with 'and'");
+          sink_.report(DiagKind::DuplicateProperty, range(c), "a symptom has one 'when' clause; combine them with 'and'")
+              .note(d.when->range, "the first 'when' clause is here");
           continue;
         }
         d.when = expr(c->expr());
@@ -733,6 +751,12 @@ class AstBuilder {
           for (auto* v : c->propertyList()->propertyValue()) s.sources.push_back(propertyValue(v));
         } else if (c->word()) {
           s.sources.push_back(word(c->word()));
+        } else if (present(c->STRING())) {
+          ast::PropertyValue v;
+          v.kind = ast::PropertyValue::Kind::String;
+          v.text = string(c->STRING());
+          v.range = range(c->STRING());
+          s.sources.push_back(std::move(v));
         }
       }
     } else if (auto* c = dynamic_cast<AttrParser::MetricStreamContext*>(ctx)) {
@@ -997,7 +1021,8 @@ LayoutToken::Kind layoutKind(size_t type) {
 
 // Reports lexical problems and rejects input nested too deeply for a recursive-descent parser.
 // Returns false when the file must not be parsed.
-bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens, DiagnosticSink& sink) {
+bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens, DiagnosticSink& sink,
+                 std::vector<uint32_t>& errorOffsets) {
   std::string_view text = file.text();
   auto rangeOf = [&](Token* t) {
     return SourceRange{id, static_cast<uint32_t>(t->getStartIndex()), static_cast<uint32_t>(t->getStopIndex() + 1)};
@@ -1028,32 +1053,44 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
         else if (chars == "&" || chars == "|") hint = "; write 'and' or 'or'";
         else if (chars == "'") hint = "; strings use double quotes";
         else if (chars == "#") hint = "; comments start with '//'";
+        errorOffsets.push_back(r.begin);
         sink.report(DiagKind::InvalidCharacter, run, fmt::format("unexpected {}{}", what, hint));
+        if (chars == "=") {
+          // Parse on as if '==' was written, so the typo does not derail the rest of the clause.
+          auto* token = static_cast<antlr4::CommonToken*>(t);
+          token->setType(AttrLexer::EQ);
+          token->setChannel(Token::DEFAULT_CHANNEL);
+        }
         i = j;
         continue;
       }
       case AttrLexer::STRING:
         if (!stringIsTerminated(spelling)) {
-          sink.report(DiagKind::UnterminatedString, r, "unterminated string: missing the closing '\"' on this line");
+          errorOffsets.push_back(r.begin);
+        sink.report(DiagKind::UnterminatedString, r, "unterminated string: missing the closing '\"' on this line");
         }
         break;
       case AttrLexer::REGEX:
         if (regexClosingSlash(spelling) == std::string_view::npos) {
-          sink.report(DiagKind::UnterminatedRegex, r, "unterminated regex: missing the closing '/' on this line");
+          errorOffsets.push_back(r.begin);
+        sink.report(DiagKind::UnterminatedRegex, r, "unterminated regex: missing the closing '/' on this line");
         }
         break;
       case AttrLexer::BLOCK_COMMENT:
         if (spelling.size() < 4 || spelling.substr(spelling.size() - 2) != "*/") {
-          sink.report(DiagKind::UnterminatedComment, SourceRange{id, r.begin, r.begin + 2},
+          errorOffsets.push_back(r.begin);
+        sink.report(DiagKind::UnterminatedComment, SourceRange{id, r.begin, r.begin + 2},
                       "unterminated block comment: no '*/' before the end of the file");
         }
         break;
       case AttrLexer::BAD_NUMBER: {
+        errorOffsets.push_back(r.begin);
         sink.report(DiagKind::MalformedLiteral, r,
                     fmt::format("malformed number or duration '{}'; durations are written like 30s, 5m, 1h30m "
                                 "(units: ms, us, s, m, h, d)", printable(spelling)));
-        // Parse on as a number so one typo does not derail the rest of the file.
-        static_cast<antlr4::CommonToken*>(t)->setType(AttrLexer::INT);
+        // Parse on as a duration (the usual intent: 5min, 10sec) so one typo does not derail the
+        // rest of the file.
+        static_cast<antlr4::CommonToken*>(t)->setType(AttrLexer::DURATION);
         break;
       }
       default:
@@ -1113,7 +1150,9 @@ ParseResult parseFile(const SourceManager& sources, FileId id, DiagnosticSink& s
   antlr4::CommonTokenStream stream(&lexer);
   stream.fill();
   std::vector<Token*> tokens = stream.getTokens();
-  if (!lexicalPass(file, id, tokens, sink)) return result;
+  // Offsets of every lexical and syntax error: a declaration containing one is marked broken.
+  std::vector<uint32_t> errorOffsets;
+  if (!lexicalPass(file, id, tokens, sink, errorOffsets)) return result;
 
   // Layout tokens mirror the token stream one to one so the builder can mark them by index.
   std::vector<LayoutToken> layout(tokens.size());
@@ -1129,7 +1168,6 @@ ParseResult parseFile(const SourceManager& sources, FileId id, DiagnosticSink& s
 
   AttrParser parser(&stream);
   parser.removeErrorListeners();
-  std::vector<uint32_t> errorOffsets;
   // Two-stage parsing: the fast SLL mode succeeds on almost every valid file; only on failure
   // is the file parsed again in full LL mode with error reporting and recovery.
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);

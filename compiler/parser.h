@@ -29,6 +29,7 @@ struct LayoutToken {
   uint32_t line = 0;       // 1-based line of its first byte
   uint32_t endLine = 0;    // line of its last byte
   bool startsItem = false; // begins a declaration or a body item: goes on a new line
+  bool startsDecl = false; // begins a top-level declaration (not package or import)
   bool glued = false;      // written with no space before it (a.b, gpu-0042, f(x), -1)
   bool openBrace = false;  // a block's '{'
   bool closeBrace = false; // a block's '}'

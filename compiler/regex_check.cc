@@ -7,7 +7,11 @@
 #include <pcre2.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <regex>
+#include <tuple>
 
 namespace attrib {
 namespace {
@@ -25,49 +29,110 @@ std::string trimPeriod(std::string s) {
   return s;
 }
 
-// Longest run of bytes that every match must contain, ignoring anything inside groups and
-// classes. Conservative: top-level alternation yields 0 (no single literal is required).
-size_t longestRequiredLiteral(const std::string& p) {
-  size_t best = 0, run = 0, depth = 0;
-  auto endRun = [&] { best = std::max(best, run); run = 0; };
-  for (size_t i = 0; i < p.size(); ++i) {
-    char c = p[i];
-    auto optionalNext = [&] {
-      return i + 1 < p.size() && (p[i + 1] == '?' || p[i + 1] == '*' || (p[i + 1] == '{' && i + 2 < p.size() && p[i + 2] == '0'));
-    };
-    if (c == '\\') {
-      if (i + 1 >= p.size()) break;
-      char e = p[++i];
-      bool literal = !std::isalnum(static_cast<unsigned char>(e));
-      if (depth == 0 && literal && !optionalNext()) ++run;
-      else endRun();
-      continue;
+// The longest run of literal bytes that every match of a pattern must contain, from a small
+// recursive reading of the pattern: a sequence keeps the best run of its items (adjacent
+// literal characters join into one run), an alternation keeps the weakest of its branches,
+// and anything optional (?, *, {0,...}) or not literal (classes, escapes such as \d) counts
+// as 0. Conservative by design: it may miss a literal, never invents one.
+class RequiredLiteral {
+ public:
+  explicit RequiredLiteral(const std::string& pattern) : p_(pattern) {}
+
+  size_t compute() { return alternation(0); }
+
+ private:
+  static constexpr int kMaxDepth = 64;
+
+  size_t alternation(int depth) {
+    size_t best = sequence(depth);
+    while (pos_ < p_.size() && p_[pos_] == '|') {
+      ++pos_;
+      best = std::min(best, sequence(depth));
     }
-    if (c == '[') {
-      endRun();
-      ++i;
-      if (i < p.size() && p[i] == '^') ++i;
-      if (i < p.size() && p[i] == ']') ++i;
-      while (i < p.size() && p[i] != ']') { if (p[i] == '\\') ++i; ++i; }
-      continue;
-    }
-    if (c == '(') { endRun(); ++depth; continue; }
-    if (c == ')') { endRun(); if (depth) --depth; continue; }
-    if (c == '|' && depth == 0) return 0;
-    if (depth > 0) continue;
-    if (std::string_view(".^$*+?{}|").find(c) != std::string_view::npos) { endRun(); continue; }
-    if (optionalNext()) { endRun(); continue; }
-    // A quantifier after the run's last character makes that character repeatable but still
-    // required once; a literal followed by '+' still counts.
-    ++run;
+    return best;
   }
-  endRun();
-  return best;
-}
 
-}  // namespace
+  // Whether the item just read is followed by a quantifier that allows zero repetitions;
+  // consumes the quantifier either way.
+  bool optionalQuantifier() {
+    if (pos_ >= p_.size()) return false;
+    char c = p_[pos_];
+    bool optional = false;
+    if (c == '?' || c == '*') {
+      optional = true;
+      ++pos_;
+    } else if (c == '+') {
+      ++pos_;
+    } else if (c == '{') {
+      size_t close = p_.find('}', pos_);
+      if (close == std::string::npos) return false;
+      optional = pos_ + 1 < p_.size() && p_[pos_ + 1] == '0';
+      pos_ = close + 1;
+    } else {
+      return false;
+    }
+    if (pos_ < p_.size() && (p_[pos_] == '?' || p_[pos_] == '+')) ++pos_;  // lazy / possessive
+    return optional;
+  }
 
-RegexInfo checkRegex(const std::string& pattern, const std::string& flags, bool forScanning) {
+  size_t sequence(int depth) {
+    size_t best = 0, run = 0;
+    auto endRun = [&] { best = std::max(best, run); run = 0; };
+    while (pos_ < p_.size() && p_[pos_] != '|' && p_[pos_] != ')') {
+      char c = p_[pos_];
+      if (c == '(') {
+        ++pos_;
+        if (pos_ < p_.size() && p_[pos_] == '?') {  // (?:...), (?<name>...), (?i)
+          ++pos_;
+          if (pos_ < p_.size() && (p_[pos_] == '<' || p_[pos_] == 'P')) {
+            size_t close = p_.find('>', pos_);
+            pos_ = close == std::string::npos ? p_.size() : close + 1;
+          } else {
+            while (pos_ < p_.size() && p_[pos_] != ':' && p_[pos_] != ')') ++pos_;
+            if (pos_ < p_.size() && p_[pos_] == ':') ++pos_;
+          }
+        }
+        size_t inner = depth < kMaxDepth ? alternation(depth + 1) : 0;
+        if (pos_ < p_.size() && p_[pos_] == ')') ++pos_;
+        endRun();
+        if (!optionalQuantifier()) best = std::max(best, inner);
+        continue;
+      }
+      if (c == '[') {
+        ++pos_;
+        if (pos_ < p_.size() && p_[pos_] == '^') ++pos_;
+        if (pos_ < p_.size() && p_[pos_] == ']') ++pos_;
+        while (pos_ < p_.size() && p_[pos_] != ']') pos_ += p_[pos_] == '\\' ? 2 : 1;
+        ++pos_;
+        endRun();
+        optionalQuantifier();
+        continue;
+      }
+      bool literal;
+      if (c == '\\') {
+        if (pos_ + 1 >= p_.size()) { ++pos_; break; }
+        literal = !std::isalnum(static_cast<unsigned char>(p_[pos_ + 1]));
+        pos_ += 2;
+      } else {
+        literal = std::string_view(".^$").find(c) == std::string_view::npos;
+        ++pos_;
+      }
+      bool optional = optionalQuantifier();
+      if (literal && !optional) {
+        ++run;
+      } else {
+        endRun();
+      }
+    }
+    endRun();
+    return best;
+  }
+
+  const std::string& p_;
+  size_t pos_ = 0;
+};
+
+RegexInfo analyse(const std::string& pattern, const std::string& flags, bool forScanning) {
   RegexInfo info;
   unsigned hsFlags = HS_FLAG_SINGLEMATCH;
   uint32_t pcreFlags = 0;
@@ -86,25 +151,31 @@ RegexInfo checkRegex(const std::string& pattern, const std::string& flags, bool 
   if (!info.problems.empty()) return info;
 
   if (forScanning) {
-    hs_database_t* db = nullptr;
-    hs_compile_error_t* error = nullptr;
-    if (hs_compile(pattern.c_str(), hsFlags, HS_MODE_BLOCK, nullptr, &db, &error) != HS_SUCCESS) {
-      std::string message = error && error->message ? error->message : "Hyperscan cannot compile this pattern";
-      info.problems.push_back({RegexProblem::Engine::Hyperscan, trimPeriod(message), indexInMessage(message)});
-      hs_free_compile_error(error);
-    } else {
-      hs_free_database(db);
+    // hs_compile reads a C string: a NUL would silently cut the pattern.
+    if (size_t nul = pattern.find('\0'); nul != std::string::npos) {
+      info.problems.push_back({RegexProblem::Engine::Hyperscan, "patterns cannot contain NUL bytes", nul});
+      return info;
     }
-    // A NUL inside the pattern would be cut by hs_compile's C string.
-    if (pattern.find('\0') != std::string::npos) {
-      info.problems.push_back({RegexProblem::Engine::Hyperscan, "patterns cannot contain NUL bytes", pattern.find('\0')});
+    hs_database_t* db = nullptr;
+    hs_compile_error_t* raw = nullptr;
+    hs_error_t status = hs_compile(pattern.c_str(), hsFlags, HS_MODE_BLOCK, nullptr, &db, &raw);
+    std::unique_ptr<hs_compile_error_t, decltype(&hs_free_compile_error)> error(raw, hs_free_compile_error);
+    std::unique_ptr<hs_database_t, decltype(&hs_free_database)> database(db, hs_free_database);
+    if (status != HS_SUCCESS) {
+      std::string message = error && error->message ? error->message : "Hyperscan cannot compile this pattern";
+      bool duplicateName = message.find("named subpatterns") != std::string::npos;
+      info.problems.push_back({duplicateName ? RegexProblem::Engine::DuplicateCapture : RegexProblem::Engine::Hyperscan,
+                               trimPeriod(message), indexInMessage(message)});
+      // PCRE2 would mostly repeat the same complaint; one message per mistake.
+      return info;
     }
   }
 
   int code = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), pcreFlags, &code,
-                                 &offset, nullptr);
+  std::unique_ptr<pcre2_code, decltype(&pcre2_code_free)> re(
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), pcreFlags, &code, &offset, nullptr),
+      pcre2_code_free);
   if (!re) {
     PCRE2_UCHAR buffer[256];
     pcre2_get_error_message(code, buffer, sizeof buffer);
@@ -116,9 +187,9 @@ RegexInfo checkRegex(const std::string& pattern, const std::string& flags, bool 
   }
   uint32_t count = 0, entrySize = 0;
   PCRE2_SPTR table = nullptr;
-  pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count);
-  pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &entrySize);
-  pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+  pcre2_pattern_info(re.get(), PCRE2_INFO_NAMECOUNT, &count);
+  pcre2_pattern_info(re.get(), PCRE2_INFO_NAMEENTRYSIZE, &entrySize);
+  pcre2_pattern_info(re.get(), PCRE2_INFO_NAMETABLE, &table);
   std::vector<std::pair<int, std::string>> named;
   for (uint32_t i = 0; i < count; ++i) {
     PCRE2_SPTR entry = table + i * entrySize;
@@ -127,8 +198,28 @@ RegexInfo checkRegex(const std::string& pattern, const std::string& flags, bool 
   }
   std::sort(named.begin(), named.end());
   for (auto& [group, name] : named) info.captures.push_back(name);
-  pcre2_code_free(re);
-  info.longestLiteral = longestRequiredLiteral(pattern);
+  info.longestLiteral = RequiredLiteral(pattern).compute();
+  return info;
+}
+
+}  // namespace
+
+RegexInfo checkRegex(const std::string& pattern, const std::string& flags, bool forScanning) {
+  // Compiling with Hyperscan costs about a millisecond per pattern, and the same patterns are
+  // checked again and again (declaration and use, many files, editors re-checking on every
+  // keystroke), so results are kept in a small process-wide cache.
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, bool>, RegexInfo> cache;
+  constexpr size_t kMaxCached = 4096;
+  auto key = std::make_tuple(pattern, flags, forScanning);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  RegexInfo info = analyse(pattern, flags, forScanning);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= kMaxCached) cache.clear();
+  cache.emplace(std::move(key), info);
   return info;
 }
 

@@ -20,7 +20,6 @@ struct RegexInfo {
   std::vector<std::string> captures;       // named groups in pattern order
   std::vector<RegexProblem> problems;      // empty when the pattern is usable
   size_t longestLiteral = 0;               // longest run of literal bytes every match needs
-                                           // (0 when the pattern has top-level alternation)
 };
 
 // `forScanning`: the pattern runs in Hyperscan (symptom `match`); otherwise only PCRE2 evaluates

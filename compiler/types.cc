@@ -32,11 +32,17 @@ std::string Type::name() const {
     case TypeKind::Instance: return "symptom instance";
     case TypeKind::SymptomSet: return "symptom set";
     case TypeKind::Workload: return "workload";
-    case TypeKind::List: return "list of " + element().name();
-    case TypeKind::Range: return "range of " + element().name();
+    case TypeKind::List: return "list of " + element().name() + (element().is(TypeKind::None) ? "" : "s");
+    case TypeKind::Range: return "range of " + element().name() + "s";
     case TypeKind::None: return "none";
   }
   return "<error>";
+}
+
+std::string Type::withArticle() const {
+  std::string n = name();
+  bool vowel = !n.empty() && std::string("aeiou").find(n[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + n;
 }
 
 bool Type::operator==(const Type& other) const {

@@ -45,6 +45,8 @@ class Type {
   const Type& element() const;
 
   std::string name() const;
+  // The name with an article: "an int", "a string".
+  std::string withArticle() const;
   bool operator==(const Type& other) const;
 
  private:

@@ -27,7 +27,8 @@ grammar Attr;
       case IDENT: case INT: case FLOAT: case DURATION: case TIMESTAMP: case TIMEOFDAY:
       case STRING: case REGEX: case RPAREN: case RBRACK: case TRUE: case FALSE: case NONE:
       case NODE: case RANK: case GPU: case LOG: case METRIC: case SCHEDULER: case WORKLOAD:
-      case FIRST: case LAST:
+      case FIRST: case LAST: case TEST: case DROP: case KEEP: case MARK: case EXPLAIN: case EXPECT:
+      case AT: case BY: case PER: case FROM:
         return false;
       default:
         return true;
@@ -64,7 +65,7 @@ symptomItem
   ;
 
 streamSpec
-  : LOG (LPAREN ident (IN propertyList | EQ word) RPAREN)?   # logStream
+  : LOG (LPAREN ident (IN propertyList | EQ (word | STRING)) RPAREN)?   # logStream
   | METRIC (ident | STRING)                                  # metricStream
   | SCHEDULER                                                # schedulerStream
   ;

@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
     fmt::print("{}", sub->help());
     return attrib::tools::kExitOk;
   }
-  fmt::print("{}", app.help());
+  // App::help() would describe the `help` subcommand itself once it was selected.
+  fmt::print("{}", app.get_formatter()->make_help(&app, "attribc", CLI::AppFormatMode::Normal));
   return *helpCmd ? attrib::tools::kExitOk : attrib::tools::kExitUsage;
 }

@@ -1,0 +1,129 @@
+// Pieces of the checker shared by its translation units: name resolution (name_resolver.cc)
+// and expression typing (expr_checker.cc), driven by check.cc. Not a public interface.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/ast.h"
+#include "compiler/check.h"
+#include "compiler/diagnostic.h"
+
+namespace attrib::check_detail {
+
+using ast::Expr;
+
+// Where an expression is evaluated decides which names it can see.
+struct Scope {
+  enum class Kind { SymptomClause, Filter, Rule, Outcome };
+  Kind kind = Kind::Outcome;
+  ast::StreamSpec::Kind stream = ast::StreamSpec::Kind::Log;  // SymptomClause
+  // The implicit instance whose fields bare names read (symptom clauses, filters, aggregate
+  // where-clauses without an alias): the symptoms it may be, and their captures.
+  bool hasImplicit = false;
+  std::vector<std::string> implicitSymptoms;
+  // Named instances: rule bindings and aggregate aliases, innermost last.
+  std::vector<std::pair<std::string, std::vector<std::string>>> aliases;
+  bool hasReference = false;  // an instance `on same node` compares against
+};
+
+struct ImportState {
+  const ast::Import* import;
+  std::string alias;
+  bool used = false;
+};
+
+// Resolves names as seen from one module at a time: its package, its imports (with aliases),
+// qualified names and wildcards. Records which symptoms and imports are used, for warnings.
+class NameResolver {
+ public:
+  NameResolver(const ProgramIndex& index, DiagnosticSink& sink) : index_(index), sink_(sink) {}
+
+  void setModule(const ast::Module* module) { module_ = module; }
+  const ast::Module& module() const { return *module_; }
+  void markUsed(const std::string& qualified) { used_.insert(qualified); }
+  bool isUsed(const std::string& qualified) const { return used_.count(qualified) > 0; }
+  // Reports every import of `modules` that nothing used.
+  void reportUnusedImports(const std::vector<ast::Module*>& modules);
+
+  void checkImports(ast::Module& m);
+  // Resolves a reference to a package-level name in the current module: `x` (own package),
+  // `alias.x` (through an import), or a fully qualified name of an imported package.
+  // Returns the candidate qualified name and whether its package is visible.
+  struct Lookup {
+    std::string qualified;
+    bool visible = false;
+    std::string package;  // the package the name would be in
+  };
+  Lookup lookup(const ast::QualifiedName& name);
+  // Whether the current module sees `package`: its own package, an imported one, or a
+  // package below either. Marks the import that makes it visible as used.
+  bool visiblePackage(const std::string& package);
+  bool exists(const std::string& q) const;
+  std::vector<std::string> symptomNamesVisible() const;
+  // Resolves a symptom name; reports and returns nullopt when it is not a visible symptom.
+  std::optional<std::string> resolveSymptom(const ast::QualifiedName& name, bool report = true);
+  void reportUnknown(const ast::QualifiedName& name, const Lookup& l, const char* what,
+                     const std::vector<std::string>& candidates);
+  // Expands a selector to the symptoms it denotes; reports unknown or empty selectors.
+  std::optional<std::vector<std::string>> expand(const ast::Selector& sel);
+
+ private:
+  const ProgramIndex& index_;
+  DiagnosticSink& sink_;
+  std::map<const ast::Module*, std::vector<ImportState>> imports_;
+  std::set<std::string> used_;
+  const ast::Module* module_ = nullptr;
+};
+
+// Types every expression in place (Expr::type, ref, symptoms, field) and checks regex literals.
+class ExprChecker {
+ public:
+  ExprChecker(NameResolver& names, const ProgramIndex& index, DiagnosticSink& sink)
+      : names_(names), index_(index), sink_(sink) {}
+
+  // Checks a regex literal with the engines that will run it and records its captures.
+  // `forScanning`: a symptom's `match` (Hyperscan and PCRE2); otherwise an `=~` (PCRE2 only).
+  void checkRegexLiteral(ast::Regex& re, bool forScanning);
+  // Types `e` and reports unless it is a bool (or a symptom set, which tests non-emptiness).
+  // Aliases read by `e` are added to `usedAliases` when given. False if `e` has an error.
+  bool expectBool(Expr& e, Scope& scope, const char* what, std::set<std::string>* usedAliases = nullptr);
+  // A canonical text of an expression, for detecting identical conditions.
+  static std::string canonical(const Expr& e);
+
+ private:
+  Type mismatch(const Expr& e, std::string message);
+  static bool truthy(const Type& t) { return t.is(TypeKind::Bool) || t.is(TypeKind::SymptomSet); }
+  Type typeOf(Expr& e, Scope& scope);
+  // The captures any of `symptoms` may carry.
+  std::set<std::string> capturesOf(const std::vector<std::string>& symptoms);
+  // The fields of an instance of one of `symptoms`, in display order: the common fields, those
+  // of metric and scheduler evidence when some symptom reads it, then named captures (a capture
+  // named like a built-in field is that field).
+  std::vector<std::pair<std::string, Type>> fieldsOf(const std::vector<std::string>& symptoms);
+  std::optional<Type> instanceField(const std::string& name, const std::vector<std::string>& symptoms);
+  std::vector<std::string> instanceFieldNames(const std::vector<std::string>& symptoms);
+  // Every symptom of the program: what `root` may be.
+  std::vector<std::string> allSymptoms() const;
+  std::optional<Type> workloadField(const std::string& name);
+  Type fieldOfInstance(Expr& e, const ast::Ident& field, const std::vector<std::string>& symptoms,
+                       const std::string& owner);
+  Type nameType(Expr& e, Scope& scope);
+  // Type of a symptom-selecting aggregate argument; pushes its alias/implicit frame for `where`.
+  std::optional<std::vector<std::string>> selectorArg(ast::CallArg& a, Scope& scope);
+  Type callType(Expr& e, Scope& scope);
+  static bool comparable(const Type& a, const Type& b);
+  Type computeType(Expr& e, Scope& scope);
+  Type binaryType(Expr& e, Scope& scope);
+  Type inType(Expr& e, Scope& scope);
+
+  NameResolver& names_;
+  const ProgramIndex& index_;
+  DiagnosticSink& sink_;
+  std::set<std::string>* usedAliases_ = nullptr;
+};
+
+}  // namespace attrib::check_detail

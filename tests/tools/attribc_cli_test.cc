@@ -1,0 +1,245 @@
+// attribc as users and CI run it: exit codes, where output goes, and what it says.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& arg) {
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class AttribcCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("attribc_cli_{}_{}", ::getpid(),
+                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  Outcome run(const std::vector<std::string>& args) {
+    std::string cmd = quote(ATTRIBC_PATH);
+    for (const auto& a : args) cmd += " " + quote(a);
+    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    cmd += " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
+    int status = std::system(cmd.c_str());
+    Outcome r;
+    r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+const char* kClean = "symptom s \"S\" {\n  on log\n  match /abcdef/\n  family unknown\n}\n";
+const char* kWarning = "symptom s {\n  on log\n  match /ab\\d+/\n  family unknown\n}\n";
+const char* kError = "outcome o {\n  when root is nothing\n  family unknown\n}\n";
+
+TEST_F(AttribcCli, VersionAndHelp) {
+  Outcome v = run({"--version"});
+  EXPECT_EQ(v.exit, 0);
+  EXPECT_EQ(v.out.rfind("attribc ", 0), 0u);
+  Outcome h = run({"help"});
+  EXPECT_EQ(h.exit, 0);
+  EXPECT_NE(h.out.find("check"), std::string::npos);
+  EXPECT_NE(h.out.find("fmt"), std::string::npos);
+  Outcome hc = run({"help", "check"});
+  EXPECT_EQ(hc.exit, 0);
+  EXPECT_NE(hc.out.find("--format"), std::string::npos);
+  Outcome checkHelp = run({"check", "--help"});
+  EXPECT_EQ(checkHelp.exit, 0);
+  EXPECT_NE(checkHelp.out.find("-W"), std::string::npos);
+  Outcome none = run({});
+  EXPECT_EQ(none.exit, 2);
+}
+
+TEST_F(AttribcCli, UsageErrorsExitTwo) {
+  Outcome bad = run({"check"});
+  EXPECT_EQ(bad.exit, 2);
+  EXPECT_NE(bad.err.find("attribc: error:"), std::string::npos);
+  Outcome unknownCmd = run({"frobnicate"});
+  EXPECT_EQ(unknownCmd.exit, 2);
+  Outcome badFormat = run({"check", "--format", "xml", write("a.attr", kClean).string()});
+  EXPECT_EQ(badFormat.exit, 2);
+  Outcome badWarning = run({"check", "-Wno-such-warning", write("b.attr", kClean).string()});
+  EXPECT_EQ(badWarning.exit, 2);
+  EXPECT_EQ(badWarning.err, "attribc: error: unknown warning '-Wno-such-warning'; see docs/diagnostics.md for the list\n");
+  Outcome helpUnknown = run({"help", "nope"});
+  EXPECT_EQ(helpUnknown.exit, 2);
+}
+
+TEST_F(AttribcCli, CheckCleanFileExitsZero) {
+  Outcome r = run({"check", write("a.attr", kClean).string()});
+  EXPECT_EQ(r.exit, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "attribc: 1 file checked, no problems found\n");
+}
+
+TEST_F(AttribcCli, CheckErrorsExitOneWithTextOnStderr) {
+  fs::path p = write("bad.attr", kError);
+  Outcome r = run({"check", p.string()});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, p.string() + ":2:16: error: unknown symptom 'nothing' [A102]\n"
+                                "    when root is nothing\n"
+                                "                 ^~~~~~~\n"
+                                "1 error generated.\n");
+}
+
+TEST_F(AttribcCli, WarningsPassUnlessWerror) {
+  fs::path p = write("w.attr", kWarning);
+  Outcome plain = run({"check", p.string()});
+  EXPECT_EQ(plain.exit, 0);
+  EXPECT_NE(plain.err.find("warning:"), std::string::npos);
+  Outcome strict = run({"check", "-Werror", p.string()});
+  EXPECT_EQ(strict.exit, 1);
+  EXPECT_NE(strict.err.find("error: this pattern"), std::string::npos);
+  Outcome silenced = run({"check", "-Werror", "-Wno-weak-pattern", p.string()});
+  EXPECT_EQ(silenced.exit, 0);
+  EXPECT_EQ(silenced.err.find("warning"), std::string::npos);
+}
+
+TEST_F(AttribcCli, DirectoriesAreSearchedRecursively) {
+  write("rules/a/one.attr", kClean);
+  write("rules/b/c/two.attr", std::string(kError));
+  write("rules/notes.txt", "not a rule file");
+  Outcome r = run({"check", (dir_ / "rules").string()});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_NE(r.err.find("two.attr:2:16"), std::string::npos);
+  EXPECT_NE(r.err.find("1 error generated."), std::string::npos);
+}
+
+TEST_F(AttribcCli, MissingFileAndEmptyDirectoryAreIoErrors) {
+  Outcome missing = run({"check", (dir_ / "nope.attr").string()});
+  EXPECT_EQ(missing.exit, 2);
+  EXPECT_EQ(missing.err, "attribc: error: cannot read '" + (dir_ / "nope.attr").string() + "': no such file or directory\n");
+  fs::create_directories(dir_ / "empty");
+  write("empty/readme.md", "nothing here");
+  Outcome empty = run({"check", (dir_ / "empty").string()});
+  EXPECT_EQ(empty.exit, 2);
+  EXPECT_EQ(empty.err, "attribc: error: no .attr files under '" + (dir_ / "empty").string() + "'\n");
+}
+
+TEST_F(AttribcCli, UnreadableFileIsAnIoError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads every file; permissions cannot make it fail";
+  fs::path p = write("secret.attr", kClean);
+  ::chmod(p.c_str(), 0);
+  Outcome r = run({"check", p.string()});
+  EXPECT_EQ(r.exit, 2);
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos);
+}
+
+TEST_F(AttribcCli, BinaryFileIsReportedNotCrashed) {
+  std::string garbage(4096, '\0');
+  for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>(i * 7919 % 256);
+  Outcome r = run({"check", write("garbage.attr", garbage).string()});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_NE(r.err.find("this is a binary file"), std::string::npos);
+}
+
+TEST_F(AttribcCli, JsonFormatGoesToStdout) {
+  fs::path p = write("bad.attr", kError);
+  Outcome r = run({"check", "--format", "json", p.string()});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_EQ(r.err, "");
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["file"], p.string());
+  EXPECT_EQ(j["line"], 2);
+  EXPECT_EQ(j["column"], 16);
+  EXPECT_EQ(j["code"], "A102");
+  Outcome clean = run({"check", "--format", "json", write("ok.attr", kClean).string()});
+  EXPECT_EQ(clean.exit, 0);
+  EXPECT_EQ(clean.out, "");
+}
+
+TEST_F(AttribcCli, SarifFormatGoesToStdout) {
+  Outcome r = run({"check", "--format", "sarif", write("bad.attr", kError).string()});
+  EXPECT_EQ(r.exit, 1);
+  auto log = nlohmann::json::parse(r.out);
+  EXPECT_EQ(log["version"], "2.1.0");
+  ASSERT_EQ(log["runs"][0]["results"].size(), 1u);
+  EXPECT_EQ(log["runs"][0]["results"][0]["ruleId"], "A102");
+}
+
+TEST_F(AttribcCli, FmtPrintsChecksAndWrites) {
+  fs::path p = write("messy.attr", "symptom s \"S\" { on log match /abcdef/ family unknown }\n");
+  Outcome printed = run({"fmt", p.string()});
+  EXPECT_EQ(printed.exit, 0);
+  EXPECT_EQ(printed.out, kClean);
+  EXPECT_EQ(slurp(p), "symptom s \"S\" { on log match /abcdef/ family unknown }\n");  // untouched
+
+  Outcome check = run({"fmt", "--check", p.string()});
+  EXPECT_EQ(check.exit, 1);
+  EXPECT_EQ(check.out, p.string() + "\n");
+
+  Outcome write_ = run({"fmt", "-w", p.string()});
+  EXPECT_EQ(write_.exit, 0);
+  EXPECT_EQ(slurp(p), kClean);
+  Outcome again = run({"fmt", "--check", p.string()});
+  EXPECT_EQ(again.exit, 0);
+  EXPECT_EQ(again.out, "");
+  EXPECT_FALSE(fs::exists(p.string() + ".attribc-fmt.tmp"));
+}
+
+TEST_F(AttribcCli, FmtRefusesBrokenFilesAndLeavesThemAlone) {
+  const std::string broken = "symptom s { on log match /abc }\n";
+  fs::path p = write("broken.attr", broken);
+  Outcome r = run({"fmt", "-w", p.string()});
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_NE(r.err.find("unterminated regex"), std::string::npos);
+  EXPECT_NE(r.err.find("files with syntax errors are not formatted"), std::string::npos);
+  EXPECT_EQ(slurp(p), broken);
+  Outcome both = run({"fmt", "--check", "-w", p.string()});
+  EXPECT_EQ(both.exit, 2);
+}
+
+TEST_F(AttribcCli, FmtToReadOnlyDirectoryFailsCleanly) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root can write into read-only directories";
+  fs::path p = write("ro/messy.attr", "symptom s { on log match /abcdef/ family unknown }\n");
+  ::chmod((dir_ / "ro").c_str(), 0555);
+  Outcome r = run({"fmt", "-w", p.string()});
+  ::chmod((dir_ / "ro").c_str(), 0755);
+  EXPECT_EQ(r.exit, 2);
+  EXPECT_EQ(slurp(p), "symptom s { on log match /abcdef/ family unknown }\n");
+}
+
+TEST_F(AttribcCli, StdlibRulesAreClean) {
+  Outcome r = run({"check", "-Werror", std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules"});
+  EXPECT_EQ(r.exit, 0) << r.err;
+}
+
+}  // namespace
