@@ -186,10 +186,24 @@ class AstBuilder {
 
   // ---- literals
 
+  // Digits followed by a unit, repeated: the spelling of a DURATION token proper.
+  static bool wellFormedDuration(std::string_view t) {
+    size_t i = 0;
+    while (i < t.size()) {
+      size_t digits = i;
+      while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+      if (i == digits || i == t.size()) return false;
+      if (t.substr(i, 2) == "ms" || t.substr(i, 2) == "us") i += 2;
+      else if (std::string_view("smhd").find(t[i]) != std::string_view::npos) ++i;
+      else return false;
+    }
+    return !t.empty();
+  }
+
   std::optional<int64_t> integer(TerminalNode* n) {
     if (!present(n)) return std::nullopt;
     std::string t = textOf(n);
-    // A malformed number (5min) was reported by the lexical pass and parses on as an INT.
+    // Only digits: anything else here was already reported (malformed literal).
     if (t.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -216,8 +230,8 @@ class AstBuilder {
     if (!present(n)) return 0;
     std::string t = textOf(n);
     auto v = parseDuration(t);
-    // A malformed spelling (5min) was reported by the lexical pass; only overflow is new here.
-    if (!v && t.find_first_not_of("0123456789mshdu") != std::string::npos) return 0;
+    // A malformed spelling (5min, 1m30) was reported by the lexical pass; only overflow is new.
+    if (!v && !wellFormedDuration(t)) return 0;
     if (!v) {
       sink_.report(DiagKind::MalformedLiteral, range(n),
                    fmt::format("duration '{}' is out of range (at most about 292 years)", printable(textOf(n))));

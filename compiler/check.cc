@@ -332,9 +332,11 @@ class Checker {
   }
 
   // Captures named node, rank and gpu set those fields of the instance (documented); a capture
-  // with another built-in field's name could never be read.
+  // with another built-in field's name could never be read (wherever the name may also denote
+  // a metric or scheduler symptom, as through `root`, the field wins).
   void warnShadowedCaptures(const ast::Regex& re, ast::StreamSpec::Kind stream) {
-    static const std::vector<std::string> builtins = {"time", "symptom", "family", "source", "text"};
+    static const std::vector<std::string> builtins = {"time",  "symptom", "family", "source",    "text",  "value",
+                                                      "metric", "state",  "exit_code", "signal", "reason"};
     for (const auto& c : re.captures) {
       if (contains(builtins, c)) {
         sink_.report(DiagKind::ShadowedCapture, re.patternRange,

@@ -159,6 +159,8 @@ std::optional<std::vector<std::string>> NameResolver::expand(const ast::Selector
   if (visiblePackage(prefix)) {
     roots.push_back(prefix);
   } else {
+    const std::string own = module_->packageName();
+    if (!own.empty() && under(own, prefix)) roots.push_back(own);
     for (auto& imp : imports_[module_]) {
       std::string pkg = imp.import->package.str();
       if (under(pkg, prefix)) {

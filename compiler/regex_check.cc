@@ -33,7 +33,8 @@ std::string trimPeriod(std::string s) {
 // recursive reading of the pattern: a sequence keeps the best run of its items (adjacent
 // literal characters join into one run), an alternation keeps the weakest of its branches,
 // and anything optional (?, *, {0,...}) or not literal (classes, escapes such as \d) counts
-// as 0. Conservative by design: it may miss a literal, never invents one.
+// as 0; a repeated literal (x+, x{2,}) is required once but ends its run. Conservative by
+// design: it may miss a literal, never invents one.
 class RequiredLiteral {
  public:
   explicit RequiredLiteral(const std::string& pattern) : p_(pattern) {}
@@ -50,6 +51,21 @@ class RequiredLiteral {
       best = std::min(best, sequence(depth));
     }
     return best;
+  }
+
+  // How the item just read may repeat; consumes the quantifier.
+  enum class Repeat { Once, Optional, Many };
+
+  Repeat quantifier() {
+    if (pos_ >= p_.size()) return Repeat::Once;
+    char c = p_[pos_];
+    if (c != '?' && c != '*' && c != '+' && c != '{') return Repeat::Once;
+    size_t before = pos_;
+    bool optional = optionalQuantifier();
+    if (optional) return Repeat::Optional;
+    // x{1} is just x; x+ and x{2,} repeat x, so x is required but cannot join what follows.
+    std::string_view q(p_.data() + before, pos_ - before);
+    return q == "{1}" ? Repeat::Once : Repeat::Many;
   }
 
   // Whether the item just read is followed by a quantifier that allows zero repetitions;
@@ -111,17 +127,29 @@ class RequiredLiteral {
       bool literal;
       if (c == '\\') {
         if (pos_ + 1 >= p_.size()) { ++pos_; break; }
-        literal = !std::isalnum(static_cast<unsigned char>(p_[pos_ + 1]));
+        char e = p_[pos_ + 1];
         pos_ += 2;
+        if (e == 'x') {  // \xHH or \x{HHHH}: one literal character
+          literal = true;
+          if (pos_ < p_.size() && p_[pos_] == '{') {
+            size_t close = p_.find('}', pos_);
+            pos_ = close == std::string::npos ? p_.size() : close + 1;
+          } else {
+            for (int k = 0; k < 2 && pos_ < p_.size() && std::isxdigit(static_cast<unsigned char>(p_[pos_])); ++k) ++pos_;
+          }
+        } else {
+          literal = !std::isalnum(static_cast<unsigned char>(e));
+        }
       } else {
         literal = std::string_view(".^$").find(c) == std::string_view::npos;
         ++pos_;
       }
-      bool optional = optionalQuantifier();
-      if (literal && !optional) {
-        ++run;
-      } else {
+      Repeat repeat = quantifier();
+      if (!literal || repeat == Repeat::Optional) {
         endRun();
+      } else {
+        ++run;
+        if (repeat == Repeat::Many) endRun();
       }
     }
     endRun();

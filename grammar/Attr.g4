@@ -24,7 +24,7 @@ grammar Attr;
 
   bool regexAllowed() const {
     switch (lastSignificant_) {
-      case IDENT: case INT: case FLOAT: case DURATION: case TIMESTAMP: case TIMEOFDAY:
+      case IDENT: case INT: case FLOAT: case DURATION: case TIMESTAMP: case TIMEOFDAY: case BAD_NUMBER:
       case STRING: case REGEX: case RPAREN: case RBRACK: case TRUE: case FALSE: case NONE:
       case NODE: case RANK: case GPU: case LOG: case METRIC: case SCHEDULER: case WORKLOAD:
       case FIRST: case LAST: case TEST: case DROP: case KEEP: case MARK: case EXPLAIN: case EXPECT:

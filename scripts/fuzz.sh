@@ -17,4 +17,4 @@ find stdlib-rules examples tests -name '*.attr' -exec cp {} "$corpus"/ \; 2>/dev
 export ASAN_OPTIONS=detect_container_overflow=0:detect_leaks=1
 echo "fuzz: running rule_compiler_fuzzer for ${seconds}s on $(ls "$corpus" | wc -l) seed files"
 ./build-fuzz/tests/fuzz/rule_compiler_fuzzer -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/ "$corpus"
+  -max_len=8192 -print_final_stats=1 -artifact_prefix=build-fuzz/ "$corpus"

@@ -51,6 +51,9 @@ TEST(RegexCheck, LongestRequiredLiteral) {
   EXPECT_EQ(checkRegex("^(?<exc>[A-Za-z_.]*(Error|Exception)): ", "", true).longestLiteral, 5u);
   EXPECT_EQ(checkRegex("[0-9]+", "", true).longestLiteral, 0u);
   EXPECT_EQ(checkRegex("ab{0,3}cd", "", true).longestLiteral, 2u);
+  EXPECT_EQ(checkRegex("ab+c", "", true).longestLiteral, 2u);  // "abc" is not required: abbc
+  EXPECT_EQ(checkRegex("ab{1}c", "", true).longestLiteral, 3u);
+  EXPECT_EQ(checkRegex(R"(\x41\x42\x{43})", "", true).longestLiteral, 3u);
 }
 
 }  // namespace

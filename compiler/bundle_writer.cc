@@ -1,0 +1,112 @@
+#include "compiler/bundle_writer.h"
+
+#include <fmt/format.h>
+#include <hs/hs.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "ir/bundle_format.h"
+#include "ir/codec.h"
+#include "ir/sha256.h"
+
+namespace attrib {
+
+unsigned scanFlags(const std::string& flags) {
+  unsigned out = HS_FLAG_MULTILINE;
+  for (char f : flags) {
+    if (f == 'i') out |= HS_FLAG_CASELESS;
+    if (f == 's') out |= HS_FLAG_DOTALL;
+    if (f == 'u') out |= HS_FLAG_UTF8 | HS_FLAG_UCP;
+  }
+  return out;
+}
+
+namespace {
+
+std::string rulesDigest(const Compilation& c) {
+  std::vector<const SourceFile*> files;
+  for (size_t i = 0; i < c.sources().size(); ++i) files.push_back(&c.sources().file(static_cast<FileId>(i)));
+  std::sort(files.begin(), files.end(), [](auto* a, auto* b) { return a->path() < b->path(); });
+  ir::Writer w;
+  for (const auto* f : files) {
+    w.bytes(f->path());
+    w.bytes(f->text());
+  }
+  return sha256(w.str());
+}
+
+}  // namespace
+
+BundleResult buildBundle(const Compilation& compilation, const LowerOptions& options,
+                         const std::string& attribcVersion) {
+  BundleResult result;
+  ir::Program program = lower(compilation, options);
+
+  std::vector<PatternRef> table = logPatternTable(program);
+  std::string database;
+  if (!table.empty()) {
+    std::vector<const char*> expressions;
+    std::vector<unsigned> flags, ids;
+    for (size_t i = 0; i < table.size(); ++i) {
+      const ir::Pattern& p = program.symptoms[table[i].symptom].patterns[table[i].pattern];
+      expressions.push_back(p.regex.c_str());
+      flags.push_back(scanFlags(p.flags));
+      ids.push_back(static_cast<unsigned>(i));
+    }
+    hs_database_t* db = nullptr;
+    hs_compile_error_t* error = nullptr;
+    if (hs_compile_multi(expressions.data(), flags.data(), ids.data(), static_cast<unsigned>(table.size()),
+                         HS_MODE_BLOCK, nullptr, &db, &error) != HS_SUCCESS) {
+      int index = error ? error->expression : -1;
+      std::string where = index >= 0 && static_cast<size_t>(index) < table.size()
+                              ? fmt::format(" (symptom {})", program.symptoms[table[index].symptom].name)
+                              : "";
+      result.error = fmt::format("Hyperscan cannot compile the log patterns{}: {}", where,
+                                 error && error->message ? error->message : "unknown error");
+      hs_free_compile_error(error);
+      return result;
+    }
+    char* bytes = nullptr;
+    size_t length = 0;
+    hs_error_t status = hs_serialize_database(db, &bytes, &length);
+    hs_free_database(db);
+    if (status != HS_SUCCESS) {
+      result.error = "Hyperscan cannot serialise the log database";
+      return result;
+    }
+    database.assign(bytes, length);
+    std::free(bytes);
+  }
+
+  std::string digest = rulesDigest(compilation);
+  ir::Writer body;
+  body.bytes(digest);
+  body.bytes(program.name);
+  body.bytes(program.version);
+  body.bytes(attribcVersion);
+  body.bytes(hs_version());
+  body.bytes(ir::encode(program));
+  body.varint(database.empty() ? 0 : 1);
+  if (!database.empty()) {
+    body.u8(static_cast<uint8_t>(ir::StreamKind::Log));
+    body.varint(table.size());
+    body.bytes(database);
+  }
+  std::string out(kBundleMagic);
+  uint32_t version = kBundleFormatVersion;
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(version >> (8 * i)));
+  out += body.str();
+  out += sha256(out);
+
+  result.ok = true;
+  result.bytes = std::move(out);
+  result.digest = digestString(digest);
+  result.symptoms = program.symptoms.size();
+  result.patterns = table.size();
+  result.rules = program.rules.size();
+  result.outcomes = program.outcomes.size();
+  return result;
+}
+
+}  // namespace attrib

@@ -1,0 +1,471 @@
+#include "compiler/lower.h"
+
+#include <algorithm>
+#include <map>
+
+namespace attrib {
+namespace {
+
+using ast::ExprKind;
+using ast::NameRef;
+
+ir::Type irType(const Type& t) {
+  switch (t.kind()) {
+    case TypeKind::Bool: case TypeKind::SymptomSet: return ir::Type::Bool;
+    case TypeKind::Int: return ir::Type::Int;
+    case TypeKind::Float: return ir::Type::Float;
+    case TypeKind::String: return ir::Type::String;
+    case TypeKind::Time: return ir::Type::Time;
+    case TypeKind::Duration: return ir::Type::Duration;
+    case TypeKind::State: return ir::Type::State;
+    case TypeKind::Instance: return ir::Type::Instance;
+    case TypeKind::List: case TypeKind::Range: return ir::Type::List;
+    default: return ir::Type::Null;
+  }
+}
+
+ir::Expr constant(ir::Value v) {
+  ir::Expr e;
+  e.op = ir::Op::Const;
+  e.type = v.type;
+  e.constant = std::move(v);
+  return e;
+}
+
+ir::Expr node(ir::Op op, ir::Type type, std::vector<ir::Expr> operands = {}) {
+  ir::Expr e;
+  e.op = op;
+  e.type = type;
+  e.operands = std::move(operands);
+  return e;
+}
+
+// Names the lowering of one expression can see: aliases bound to slots, and the implicit
+// instance bare field names read.
+struct Frame {
+  std::vector<std::pair<std::string, int32_t>> aliases;  // innermost last
+  int32_t implicitSlot = -1;
+  int32_t nextSlot = 0;
+};
+
+class Lowerer {
+ public:
+  Lowerer(const Compilation& compilation, const LowerOptions& options) : c_(compilation) {
+    program_.name = options.name;
+    program_.version = options.version;
+  }
+
+  ir::Program run() {
+    // Symptom ids follow qualified names (ProgramIndex::symptoms is ordered).
+    for (const auto& [q, info] : c_.index().symptoms) {
+      ids_[q] = static_cast<int32_t>(ids_.size());
+    }
+    program_.symptoms.resize(ids_.size());
+    std::vector<const ast::Module*> modules;
+    for (const auto& p : c_.parsed()) modules.push_back(p.module.get());
+    std::sort(modules.begin(), modules.end(), [&](const ast::Module* a, const ast::Module* b) {
+      return c_.sources().file(a->file).path() < c_.sources().file(b->file).path();
+    });
+    for (const auto* m : modules) {
+      std::string pkg = m->packageName();
+      for (const auto& decl : m->declarations) {
+        if (auto* s = std::get_if<ast::SymptomDecl>(&decl)) lowerSymptom(pkg, *s);
+        else if (auto* f = std::get_if<ast::FilterDecl>(&decl)) lowerFilter(pkg, *f);
+        else if (auto* r = std::get_if<ast::RuleDecl>(&decl)) lowerRule(pkg, *r);
+        else if (auto* o = std::get_if<ast::OutcomeDecl>(&decl)) lowerOutcome(pkg, *o);
+      }
+    }
+    return std::move(program_);
+  }
+
+ private:
+  // ---- tables
+
+  int32_t setOf(const std::vector<std::string>& symptoms) {
+    std::vector<int32_t> ids;
+    for (const auto& q : symptoms) ids.push_back(ids_.at(q));
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    auto [it, inserted] = sets_.emplace(ids, static_cast<int32_t>(program_.symptomSets.size()));
+    if (inserted) program_.symptomSets.push_back(ids);
+    return it->second;
+  }
+
+  int32_t regexOf(const ast::Regex& re) {
+    for (size_t i = 0; i < program_.regexes.size(); ++i) {
+      if (program_.regexes[i].regex == re.pattern && program_.regexes[i].flags == re.flags) return static_cast<int32_t>(i);
+    }
+    program_.regexes.push_back({re.pattern, re.flags, re.captures});
+    return static_cast<int32_t>(program_.regexes.size() - 1);
+  }
+
+  static const ast::Property* property(const std::vector<ast::Property>& props, const std::string& name) {
+    for (const auto& p : props) {
+      if (p.name.text == name && !p.values.empty()) return &p;
+    }
+    return nullptr;
+  }
+
+  static std::string word(const std::vector<ast::Property>& props, const std::string& name, std::string fallback) {
+    const ast::Property* p = property(props, name);
+    if (!p) return fallback;
+    return p->values[0].kind == ast::PropertyValue::Kind::None ? "none" : p->values[0].text;
+  }
+
+  static std::vector<std::string> words(const std::vector<ast::Property>& props, const std::string& name) {
+    std::vector<std::string> out;
+    for (const auto& p : props) {
+      if (p.name.text != name) continue;
+      for (const auto& v : p.values) {
+        if (v.kind == ast::PropertyValue::Kind::List) {
+          for (const auto& item : v.items) out.push_back(item.text);
+        } else {
+          out.push_back(v.kind == ast::PropertyValue::Kind::None ? "none" : v.text);
+        }
+      }
+    }
+    return out;
+  }
+
+  // ---- declarations
+
+  void lowerSymptom(const std::string& pkg, const ast::SymptomDecl& s) {
+    std::string q = ast::qualify(pkg, s.name.text);
+    ir::Symptom& out = program_.symptoms[ids_.at(q)];
+    const SymptomInfo& info = c_.index().symptoms.at(q);
+    out.name = q;
+    out.title = s.title ? *s.title : word(s.properties, "title", "");
+    out.family = word(s.properties, "family", "unknown");
+    std::string severity = word(s.properties, "severity", "error");
+    out.severity = severity == "critical" ? ir::Severity::Critical
+                   : severity == "warning" ? ir::Severity::Warning
+                   : severity == "info"    ? ir::Severity::Info
+                                           : ir::Severity::Error;
+    std::string blame = word(s.properties, "blame", "node");
+    out.blame = blame == "gpu"        ? ir::Blame::Gpu
+                : blame == "rank"     ? ir::Blame::Rank
+                : blame == "workload" ? ir::Blame::Workload
+                : blame == "none"     ? ir::Blame::None
+                                      : ir::Blame::Node;
+    out.role = info.role == SymptomRole::Consequence ? ir::Role::Consequence
+               : info.role == SymptomRole::Context   ? ir::Role::Context
+                                                     : ir::Role::Cause;
+    out.actions = words(s.properties, "action");
+    out.refs = words(s.properties, "ref");
+    const ast::StreamSpec& stream = s.streams.at(0);
+    out.stream = stream.kind == ast::StreamSpec::Kind::Metric      ? ir::StreamKind::Metric
+                 : stream.kind == ast::StreamSpec::Kind::Scheduler ? ir::StreamKind::Scheduler
+                                                                   : ir::StreamKind::Log;
+    for (const auto& src : stream.sources) out.sources.push_back(src.text);
+    out.metric = stream.metric;
+    for (const auto& re : s.matches) out.patterns.push_back({re.pattern, re.flags, re.captures});
+    if (s.when) {
+      Frame frame;
+      frame.implicitSlot = 0;
+      frame.nextSlot = 1;
+      out.hasWhen = true;
+      out.when = predicate(*s.when, frame);
+    }
+    out.sustained = s.sustained.value_or(0);
+  }
+
+  void lowerFilter(const std::string& pkg, const ast::FilterDecl& f) {
+    ir::Filter out;
+    out.name = ast::qualify(pkg, f.name.text);
+    for (const auto& st : f.statements) {
+      ir::FilterStatement s;
+      s.kind = st.kind == ast::FilterStmt::Kind::Drop      ? ir::FilterStatement::Kind::Drop
+               : st.kind == ast::FilterStmt::Kind::KeepPer ? ir::FilterStatement::Kind::KeepPer
+                                                           : ir::FilterStatement::Kind::KeepWhere;
+      s.set = setOf(st.symptoms);
+      if (st.where) {
+        Frame frame;
+        frame.implicitSlot = 0;
+        frame.nextSlot = 1;
+        s.hasWhere = true;
+        s.where = predicate(*st.where, frame);
+      }
+      s.keepFirst = st.keepFirst;
+      s.keepCount = st.keepCount;
+      for (const auto& k : st.keys) s.keys.push_back(k.text);
+      out.statements.push_back(std::move(s));
+    }
+    program_.filters.push_back(std::move(out));
+  }
+
+  void lowerRule(const std::string& pkg, const ast::RuleDecl& r) {
+    ir::Rule out;
+    out.name = ast::qualify(pkg, r.name.text);
+    std::string phase = word(r.properties, "phase", "main");
+    out.phase = phase == "early" ? ir::Phase::Early
+                : phase == "final" ? ir::Phase::Final
+                : phase == "post_outcome" ? ir::Phase::PostOutcome
+                                          : ir::Phase::Main;
+    Frame frame;
+    for (const auto& b : r.bindings) {
+      frame.aliases.emplace_back(b.alias.text, static_cast<int32_t>(out.bindings.size()));
+      out.bindings.push_back(setOf(b.symptoms));
+    }
+    frame.nextSlot = static_cast<int32_t>(out.bindings.size());
+    if (r.where) {
+      out.hasWhere = true;
+      out.where = predicate(*r.where, frame);
+    }
+    auto bindingOf = [&](const ast::Ident& id) -> int32_t {
+      for (const auto& [name, slot] : frame.aliases) {
+        if (name == id.text) return slot;
+      }
+      return -1;
+    };
+    for (const auto& a : r.actions) {
+      ir::RuleAction action;
+      action.subject = bindingOf(a.subject);
+      switch (a.kind) {
+        case ast::RuleAction::Kind::Explain:
+          action.kind = ir::RuleAction::Kind::Explain;
+          action.object = bindingOf(a.object);
+          break;
+        case ast::RuleAction::Kind::Mark:
+          action.kind = a.object.text == "bad" ? ir::RuleAction::Kind::MarkBad : ir::RuleAction::Kind::MarkInteresting;
+          break;
+        case ast::RuleAction::Kind::Drop:
+          action.kind = ir::RuleAction::Kind::Drop;
+          break;
+      }
+      out.actions.push_back(action);
+    }
+    out.slots = std::max(frame.nextSlot, static_cast<int32_t>(out.bindings.size()));
+    program_.rules.push_back(std::move(out));
+  }
+
+  void lowerOutcome(const std::string& pkg, const ast::OutcomeDecl& o) {
+    ir::Outcome out;
+    out.name = ast::qualify(pkg, o.name.text);
+    out.title = o.title ? *o.title : word(o.properties, "title", "");
+    out.family = word(o.properties, "family", "unknown");
+    out.actions = words(o.properties, "action");
+    if (const ast::Property* c = property(o.properties, "confidence")) {
+      const auto& v = c->values[0];
+      out.confidence = v.kind == ast::PropertyValue::Kind::Int ? static_cast<double>(v.intValue) : v.floatValue;
+    }
+    Frame frame;
+    frame.nextSlot = 1;  // slot 0 is the root cause
+    out.when = predicate(*o.when, frame);
+    out.slots = frame.nextSlot;
+    program_.outcomes.push_back(std::move(out));
+  }
+
+  // ---- expressions
+
+  // A predicate position. Symptom-set operands (`xid48 and ...`) were already lowered to
+  // `exists`, so a predicate is an ordinary bool expression.
+  ir::Expr predicate(const ast::Expr& e, Frame& frame) { return expr(e, frame); }
+
+  int32_t aliasSlot(const Frame& frame, const std::string& name) const {
+    for (auto it = frame.aliases.rbegin(); it != frame.aliases.rend(); ++it) {
+      if (it->first == name) return it->second;
+    }
+    return -1;
+  }
+
+  ir::Expr slot(int32_t s) {
+    ir::Expr e = node(ir::Op::Slot, ir::Type::Instance);
+    e.slot = s;
+    return e;
+  }
+
+  // Reads field (or capture) `name` of the instance `of`.
+  ir::Expr fieldOf(ir::Expr of, const std::string& name, const Type& type) {
+    ir::Field f;
+    if (ir::fieldFromName(name, &f)) {
+      ir::Expr e = node(ir::Op::FieldOf, irType(type), {std::move(of)});
+      e.field = f;
+      return e;
+    }
+    ir::Expr e = node(ir::Op::CaptureOf, ir::Type::String, {std::move(of)});
+    e.name = name;
+    return e;
+  }
+
+  ir::Expr workloadField(const std::string& name, const Type& type) {
+    ir::Expr e = node(ir::Op::Workload, irType(type));
+    ir::workloadFieldFromName(name, &e.wfield);
+    return e;
+  }
+
+  ir::Expr exists(int32_t set, Frame& frame) {
+    ir::Expr e = node(ir::Op::Exists, ir::Type::Bool);
+    e.set = set;
+    e.slot = frame.nextSlot++;
+    return e;
+  }
+
+  ir::Expr expr(const ast::Expr& e, Frame& frame) {
+    switch (e.kind) {
+      case ExprKind::Int: return constant(ir::Value::integer(ir::Type::Int, e.intValue));
+      case ExprKind::Float: return constant(ir::Value::real(e.floatValue));
+      case ExprKind::String: return constant(ir::Value::string(e.text));
+      case ExprKind::Duration: return constant(ir::Value::integer(ir::Type::Duration, e.intValue));
+      case ExprKind::Time: return constant(ir::Value::integer(ir::Type::Time, e.intValue));
+      case ExprKind::Bool: return constant(ir::Value::boolean(e.boolValue));
+      case ExprKind::None: return constant(ir::Value::null());
+      case ExprKind::Name: return name(e, frame);
+      case ExprKind::Member: {
+        const ast::Expr& of = *e.operands[0];
+        if (of.type.is(TypeKind::Workload)) return workloadField(e.field, e.type);
+        return fieldOf(expr(of, frame), e.field, e.type);
+      }
+      case ExprKind::Negate: return node(ir::Op::Neg, irType(e.type), {expr(*e.operands[0], frame)});
+      case ExprKind::Not: return node(ir::Op::Not, ir::Type::Bool, {expr(*e.operands[0], frame)});
+      case ExprKind::Binary: return binary(e, frame);
+      case ExprKind::In: return in(e, frame);
+      case ExprKind::RegexMatch: {
+        ir::Expr m = node(ir::Op::Match, ir::Type::Bool, {expr(*e.operands[0], frame)});
+        m.regex = regexOf(*e.regex);
+        m.negated = e.negated;
+        return m;
+      }
+      case ExprKind::Is: {
+        ir::Expr of = expr(*e.operands[0], frame);
+        if (e.isNone) {
+          ir::Expr is = node(ir::Op::IsNone, ir::Type::Bool, {std::move(of)});
+          is.negated = e.negated;
+          return is;
+        }
+        ir::Expr is = node(ir::Op::IsSymptom, ir::Type::Bool, {std::move(of)});
+        is.set = setOf(e.symptoms);
+        is.negated = e.negated;
+        return is;
+      }
+      case ExprKind::Call: return call(e, frame);
+      case ExprKind::Same: {
+        ir::Expr same = node(ir::Op::Same, ir::Type::Bool);
+        ir::fieldFromName(e.name.parts[0].text, &same.field);
+        return same;
+      }
+      case ExprKind::List: case ExprKind::Range:
+        break;  // only meaningful on the right of `in`, lowered there
+    }
+    return constant(ir::Value::null());
+  }
+
+  ir::Expr name(const ast::Expr& e, Frame& frame) {
+    const auto& parts = e.name.parts;
+    switch (e.ref) {
+      case NameRef::Field:
+        return fieldOf(slot(frame.implicitSlot), e.field, e.type);
+      case NameRef::Alias: {
+        ir::Expr s = slot(aliasSlot(frame, parts[0].text));
+        if (parts.size() == 1) return s;
+        return fieldOf(std::move(s), e.field, e.type);
+      }
+      case NameRef::Root:
+        if (parts.size() == 1) return slot(0);
+        return fieldOf(slot(0), e.field, e.type);
+      case NameRef::Workload:
+        return workloadField(e.field, e.type);
+      case NameRef::StateConst: {
+        ir::State st = ir::State::Unknown;
+        ir::stateFromName(parts[0].text, &st);
+        return constant(ir::Value::integer(ir::Type::State, static_cast<int64_t>(st)));
+      }
+      case NameRef::Symptom:
+        return exists(setOf(e.symptoms), frame);
+      case NameRef::Unresolved:
+        break;
+    }
+    return constant(ir::Value::null());
+  }
+
+  ir::Expr binary(const ast::Expr& e, Frame& frame) {
+    using B = ast::BinaryOp;
+    static const std::map<B, ir::Op> ops = {
+        {B::Add, ir::Op::Add}, {B::Sub, ir::Op::Sub}, {B::Mul, ir::Op::Mul}, {B::Div, ir::Op::Div},
+        {B::Mod, ir::Op::Mod}, {B::Eq, ir::Op::Eq},   {B::Ne, ir::Op::Ne},   {B::Lt, ir::Op::Lt},
+        {B::Le, ir::Op::Le},   {B::Gt, ir::Op::Gt},   {B::Ge, ir::Op::Ge},   {B::And, ir::Op::And},
+        {B::Or, ir::Op::Or}};
+    ir::Expr a = expr(*e.operands[0], frame);
+    ir::Expr b = expr(*e.operands[1], frame);
+    return node(ops.at(e.op), irType(e.type), {std::move(a), std::move(b)});
+  }
+
+  ir::Expr in(const ast::Expr& e, Frame& frame) {
+    const ast::Expr& lhs = *e.operands[0];
+    const ast::Expr& rhs = *e.operands[1];
+    ir::Expr value = expr(lhs, frame);
+    ir::Expr out;
+    bool continuous = lhs.type.is(TypeKind::Time) || lhs.type.is(TypeKind::Float) || lhs.type.is(TypeKind::Duration);
+    if (rhs.kind == ExprKind::Range) {
+      out = node(ir::Op::InRange, ir::Type::Bool,
+                 {std::move(value), expr(*rhs.operands[0], frame), expr(*rhs.operands[1], frame)});
+    } else if (rhs.kind == ExprKind::List && continuous) {
+      out = node(ir::Op::InInterval, ir::Type::Bool,
+                 {std::move(value), expr(*rhs.operands[0], frame), expr(*rhs.operands[1], frame)});
+    } else if (rhs.kind == ExprKind::List) {
+      std::vector<ir::Expr> operands;
+      operands.push_back(std::move(value));
+      for (const auto& item : rhs.operands) operands.push_back(expr(*item, frame));
+      out = node(ir::Op::InList, ir::Type::Bool, std::move(operands));
+    } else {
+      out = node(ir::Op::InNodes, ir::Type::Bool, {std::move(value)});  // workload.nodes, the only list value
+    }
+    if (!e.negated) return out;
+    return node(ir::Op::Not, ir::Type::Bool, {std::move(out)});
+  }
+
+  ir::Expr call(const ast::Expr& e, Frame& frame) {
+    const std::string& fn = e.name.parts[0].text;
+    static const std::map<std::string, ir::Op> aggregates = {
+        {"count", ir::Op::Count}, {"exists", ir::Op::Exists}, {"first", ir::Op::First},
+        {"last", ir::Op::Last},   {"distinct", ir::Op::Distinct}};
+    static const std::map<std::string, ir::Op> windows = {
+        {"avg", ir::Op::WindowAvg}, {"min", ir::Op::WindowMin}, {"max", ir::Op::WindowMax},
+        {"sum", ir::Op::WindowSum}, {"rate", ir::Op::WindowRate}, {"delta", ir::Op::WindowDelta}};
+    static const std::map<std::string, ir::Op> scalars = {
+        {"int", ir::Op::ToInt},         {"float", ir::Op::ToFloat},       {"string", ir::Op::ToString},
+        {"abs", ir::Op::Abs},           {"len", ir::Op::Len},             {"lower", ir::Op::Lower},
+        {"contains", ir::Op::Contains}, {"starts_with", ir::Op::StartsWith}, {"ends_with", ir::Op::EndsWith},
+        {"min", ir::Op::Min},           {"max", ir::Op::Max}};
+    if (auto it = aggregates.find(fn); it != aggregates.end()) {
+      const ast::CallArg& arg = e.args[0];
+      ir::Expr agg = node(it->second, irType(e.type));
+      agg.set = setOf(e.symptoms);
+      agg.slot = frame.nextSlot++;
+      if (arg.sameKey) {
+        agg.sameKey = true;
+        ir::fieldFromName(arg.sameKey->text, &agg.field);
+      }
+      if (fn == "distinct") ir::fieldFromName(e.args[1].value->field, &agg.field);
+      if (arg.where) {
+        Frame inner = frame;
+        if (arg.alias) inner.aliases.emplace_back(arg.alias->text, agg.slot);
+        else inner.implicitSlot = agg.slot;
+        agg.hasWhere = true;
+        agg.operands.push_back(expr(*arg.where, inner));
+        frame.nextSlot = std::max(frame.nextSlot, inner.nextSlot);
+      }
+      return agg;
+    }
+    if (e.over) {
+      ir::Expr w = node(windows.at(fn), ir::Type::Float, {expr(*e.args[0].value, frame)});
+      w.window = *e.over;
+      return w;
+    }
+    std::vector<ir::Expr> operands;
+    for (const auto& a : e.args) operands.push_back(expr(*a.value, frame));
+    return node(scalars.at(fn), irType(e.type), std::move(operands));
+  }
+
+  const Compilation& c_;
+  ir::Program program_;
+  std::map<std::string, int32_t> ids_;
+  std::map<std::vector<int32_t>, int32_t> sets_;
+};
+
+}  // namespace
+
+ir::Program lower(const Compilation& compilation, const LowerOptions& options) {
+  return Lowerer(compilation, options).run();
+}
+
+}  // namespace attrib

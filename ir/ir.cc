@@ -1,0 +1,111 @@
+#include "ir/ir.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace attrib::ir {
+namespace {
+
+template <typename E, size_t N>
+bool fromName(const char* const (&names)[N], const std::string& name, E* out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) {
+      *out = static_cast<E>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* const kStates[] = {"UNKNOWN", "COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL",
+                               "OUT_OF_MEMORY", "PREEMPTED", "EVICTED", "BOOT_FAIL", "DEADLINE", "RUNNING"};
+const char* const kFields[] = {"time", "node", "rank", "gpu", "symptom", "family", "source", "text",
+                               "value", "metric", "state", "exit_code", "signal", "reason"};
+const char* const kWorkloadFields[] = {"id", "name", "scheduler", "user", "partition", "state", "exit_code",
+                                       "signal", "start", "end", "ranks", "ranks_per_node", "duration", "reason",
+                                       "nodes"};
+const char* const kOps[] = {
+    "const", "slot", "field", "capture", "workload", "neg", "not", "add", "sub", "mul", "div", "mod",
+    "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "in-list", "in-interval", "in-range", "in-nodes",
+    "match", "is-symptom", "is-none", "same", "count", "exists", "first", "last", "distinct",
+    "window-avg", "window-min", "window-max", "window-sum", "window-rate", "window-delta",
+    "to-int", "to-float", "to-string", "abs", "len", "lower", "contains", "starts-with", "ends-with",
+    "min", "max"};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == static_cast<size_t>(Op::Max) + 1, "every op has a name");
+
+const char* typeName(Type t) {
+  static const char* const kTypes[] = {"null", "bool", "int", "float", "string", "time", "duration", "state",
+                                       "instance", "list"};
+  return kTypes[static_cast<size_t>(t)];
+}
+
+}  // namespace
+
+const char* stateName(State s) { return kStates[static_cast<size_t>(s)]; }
+bool stateFromName(const std::string& name, State* out) { return fromName(kStates, name, out); }
+const char* fieldName(Field f) { return kFields[static_cast<size_t>(f)]; }
+bool fieldFromName(const std::string& name, Field* out) { return fromName(kFields, name, out); }
+const char* workloadFieldName(WorkloadField f) { return kWorkloadFields[static_cast<size_t>(f)]; }
+bool workloadFieldFromName(const std::string& name, WorkloadField* out) {
+  return fromName(kWorkloadFields, name, out);
+}
+const char* opName(Op op) { return kOps[static_cast<size_t>(op)]; }
+
+bool Value::operator==(const Value& o) const {
+  if (type != o.type) return false;
+  switch (type) {
+    case Type::Null: return true;
+    case Type::Float: return f == o.f || (f != f && o.f != o.f);
+    case Type::String: return s == o.s;
+    default: return i == o.i;
+  }
+}
+
+std::vector<std::string> Program::metricNames() const {
+  std::set<std::string> names;
+  for (const auto& s : symptoms) {
+    if (s.stream == StreamKind::Metric) names.insert(s.metric);
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string dump(const Expr& e) {
+  std::string out = fmt::format("({}", opName(e.op));
+  switch (e.op) {
+    case Op::Const:
+      switch (e.constant.type) {
+        case Type::Null: out += " null"; break;
+        case Type::Float: out += fmt::format(" {}", e.constant.f); break;
+        case Type::String: out += fmt::format(" \"{}\"", e.constant.s); break;
+        case Type::State: out += fmt::format(" {}", stateName(static_cast<State>(e.constant.i))); break;
+        default: out += fmt::format(" {}", e.constant.i); break;
+      }
+      break;
+    case Op::Slot: out += fmt::format(" {}", e.slot); break;
+    case Op::FieldOf: out += fmt::format(" .{}", fieldName(e.field)); break;
+    case Op::CaptureOf: out += fmt::format(" .{}", e.name); break;
+    case Op::Workload: out += fmt::format(" {}", workloadFieldName(e.wfield)); break;
+    case Op::Match: out += fmt::format(" regex#{}{}", e.regex, e.negated ? " negated" : ""); break;
+    case Op::IsSymptom: out += fmt::format(" set#{}{}", e.set, e.negated ? " negated" : ""); break;
+    case Op::IsNone: out += e.negated ? " negated" : ""; break;
+    case Op::Same: out += fmt::format(" {}", fieldName(e.field)); break;
+    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct:
+      out += fmt::format(" set#{} slot{}", e.set, e.slot);
+      if (e.op == Op::Distinct) out += fmt::format(" .{}", fieldName(e.field));
+      if (e.sameKey) out += fmt::format(" same-{}", fieldName(e.field));
+      break;
+    case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
+    case Op::WindowDelta:
+      out += fmt::format(" {}ns", e.window);
+      break;
+    default:
+      break;
+  }
+  out += fmt::format(":{}", typeName(e.type));
+  for (const auto& op : e.operands) out += " " + dump(op);
+  return out + ")";
+}
+
+}  // namespace attrib::ir

@@ -1,0 +1,54 @@
+// Streaming reader of one log file: plain or gzip-compressed, read in large chunks of whole
+// lines so the scanner can hand each chunk to Hyperscan in one call. Memory stays bounded by
+// the chunk size whatever the file size.
+//
+// Contract:
+// - Each chunk holds whole lines separated by '\n' (a final line without '\n' is completed; a
+//   '\r' before '\n' is kept as part of the line and callers may strip it).
+// - A line longer than `maxLineBytes` is cut: its first maxLineBytes bytes are delivered as a
+//   line (flagged in `truncatedLines`), the rest is skipped. So one 10 MB line of garbage costs
+//   no more memory than the limit.
+// - Offsets are byte offsets in the decompressed stream: `chunk.offset` is the offset of the
+//   chunk's first byte; line i starts at chunk.offset + lineStarts[i].
+// - Errors (unreadable file, corrupt gzip) end the stream: next() returns false and error()
+//   says why in one line. Lines delivered before the error stay valid for the caller.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attrib::runtime {
+
+struct LogChunk {
+  std::string_view data;              // whole lines, each ending in '\n'
+  uint64_t offset = 0;                // offset of data[0] in the (decompressed) file
+  uint64_t firstLine = 0;             // 0-based number of the first line in the file
+  std::vector<uint32_t> lineStarts;   // start of each line in `data`, ascending
+  size_t lineCount() const { return lineStarts.size(); }
+  std::string_view line(size_t i) const;  // without its '\n'
+};
+
+struct LogReaderOptions {
+  size_t chunkBytes = 8u << 20;     // target chunk size
+  size_t maxLineBytes = 1u << 20;   // longer lines are cut (see above)
+};
+
+class LogReader {
+ public:
+  // Opens `path`; a name ending in ".gz" (or gzip magic bytes) is decompressed.
+  static std::unique_ptr<LogReader> open(const std::string& path, const LogReaderOptions& options = {});
+  virtual ~LogReader() = default;
+
+  // The next chunk; false at the end of the file or on error. The chunk's data stays valid
+  // until the next call.
+  virtual bool next(LogChunk& chunk) = 0;
+  // Empty unless reading failed: "cannot open: ...", "corrupt gzip data at byte N", ...
+  virtual const std::string& error() const = 0;
+  virtual uint64_t bytesRead() const = 0;       // decompressed bytes delivered so far
+  virtual uint64_t truncatedLines() const = 0;  // lines cut at maxLineBytes
+};
+
+}  // namespace attrib::runtime
