@@ -384,6 +384,14 @@ class Lowerer {
         {B::Mod, ir::Op::Mod}, {B::Eq, ir::Op::Eq},   {B::Ne, ir::Op::Ne},   {B::Lt, ir::Op::Lt},
         {B::Le, ir::Op::Le},   {B::Gt, ir::Op::Gt},   {B::Ge, ir::Op::Ge},   {B::And, ir::Op::And},
         {B::Or, ir::Op::Or}};
+    // `x == none` asks whether an instance is absent: a null comparison would always be false.
+    if ((e.op == B::Eq || e.op == B::Ne) &&
+        (e.operands[0]->type.is(TypeKind::None) || e.operands[1]->type.is(TypeKind::None))) {
+      const ast::Expr& other = e.operands[0]->type.is(TypeKind::None) ? *e.operands[1] : *e.operands[0];
+      ir::Expr is = node(ir::Op::IsNone, ir::Type::Bool, {expr(other, frame)});
+      is.negated = e.op == B::Ne;
+      return is;
+    }
     ir::Expr a = expr(*e.operands[0], frame);
     ir::Expr b = expr(*e.operands[1], frame);
     return node(ops.at(e.op), irType(e.type), {std::move(a), std::move(b)});

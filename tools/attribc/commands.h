@@ -27,7 +27,16 @@ struct FmtOptions {
   ColorMode color = ColorMode::Auto;
 };
 
+struct BuildOptions {
+  std::vector<std::string> paths;
+  std::string output = "rules.attrb";
+  std::string name = "rules";
+  std::string version = "0.0.0";
+  ColorMode color = ColorMode::Auto;
+};
+
 int runCheck(const CheckOptions& options);
+int runBuild(const BuildOptions& options);
 int runFmt(const FmtOptions& options);
 
 }  // namespace attrib::tools

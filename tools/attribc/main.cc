@@ -40,6 +40,15 @@ int main(int argc, char** argv) {
   fmtCmd->add_option("--color", fmtOptions.color, "Colour diagnostics: auto, always, never")
       ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
 
+  attrib::tools::BuildOptions build;
+  CLI::App* buildCmd = app.add_subcommand("build", "Compile rule files into a bundle (.attrb) for attrib");
+  buildCmd->add_option("paths", build.paths, "Rule files, or directories searched recursively for *.attr")->required();
+  buildCmd->add_option("-o,--output", build.output, "The bundle to write")->capture_default_str();
+  buildCmd->add_option("--name", build.name, "The rule set's name, reported in verdicts")->capture_default_str();
+  buildCmd->add_option("--version", build.version, "The rule set's version, reported in verdicts")->capture_default_str();
+  buildCmd->add_option("--color", build.color, "Colour diagnostics: auto, always, never")
+      ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
+
   CLI::App* helpCmd = app.add_subcommand("help", "Show this help, or a command's help: attribc help COMMAND");
   std::string helpTopic;
   helpCmd->add_option("command", helpTopic, "The command to explain");
@@ -59,12 +68,13 @@ int main(int argc, char** argv) {
 
   if (*checkCmd) return attrib::tools::runCheck(check);
   if (*fmtCmd) return attrib::tools::runFmt(fmtOptions);
+  if (*buildCmd) return attrib::tools::runBuild(build);
   if (*helpCmd && !helpTopic.empty()) {
     CLI::App* sub = nullptr;
     try {
       sub = app.get_subcommand(helpTopic);
     } catch (const CLI::OptionNotFound&) {
-      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, help", helpTopic));
+      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, help", helpTopic));
       return attrib::tools::kExitUsage;
     }
     fmt::print("{}", sub->help());

@@ -1,0 +1,233 @@
+#include "connectors/local/workload_dir.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "runtime/timestamp.h"
+
+namespace attrib::connectors {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using runtime::ConnectorReport;
+
+// RFC 3339 text or a number of seconds since the epoch.
+bool parseTime(const json& v, int64_t* out) {
+  if (v.is_number()) {
+    double seconds = v.get<double>();
+    if (!std::isfinite(seconds) || std::fabs(seconds) > 9.2e9) return false;
+    *out = static_cast<int64_t>(seconds * 1e9);
+    return true;
+  }
+  if (!v.is_string()) return false;
+  std::string s = v.get<std::string>();
+  runtime::LinePrefix p = runtime::parseLinePrefix(s);
+  if (!p.time || p.length < s.size()) {
+    // parseLinePrefix accepts trailing text; a timestamp field must be only a timestamp.
+    std::string_view rest = std::string_view(s).substr(p.length);
+    if (!p.time || rest.find_first_not_of(" ") != std::string_view::npos) return false;
+  }
+  *out = *p.time;
+  return true;
+}
+
+bool readFile(const fs::path& p, std::string* out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return false;
+  std::stringstream s;
+  s << in.rdbuf();
+  *out = std::move(s).str();
+  return !in.bad();
+}
+
+// logs/<node>/<source>.log[.N][.gz] -> source name, or "" when the name is not a log.
+std::string sourceOf(const std::string& filename) {
+  std::string name = filename;
+  if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0) name.resize(name.size() - 3);
+  size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot + 1 < name.size() &&
+      std::all_of(name.begin() + static_cast<long>(dot) + 1, name.end(), ::isdigit)) {
+    name.resize(dot);  // rotated: syslog.log.1
+  }
+  if (name.size() <= 4 || name.compare(name.size() - 4, 4, ".log") != 0) return "";
+  return name.substr(0, name.size() - 4);
+}
+
+void readMetrics(const fs::path& file, WorkloadDir* out) {
+  ConnectorReport report;
+  report.connector = "files";
+  report.source = "metrics/" + file.filename().string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    report.status = ConnectorReport::Status::Error;
+    report.reason = "cannot open the file";
+    out->reports.push_back(report);
+    return;
+  }
+  std::string line;
+  uint64_t lineNumber = 0, bad = 0;
+  std::string firstProblem;
+  while (std::getline(in, line)) {
+    ++lineNumber;
+    report.bytes += line.size() + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j = json::parse(line, nullptr, false);
+    runtime::MetricSample m;
+    std::string problem;
+    if (j.is_discarded() || !j.is_object()) problem = "not a JSON object";
+    else if (!j.contains("name") || !j["name"].is_string()) problem = "no \"name\"";
+    else if (!j.contains("value") || !j["value"].is_number()) problem = "no numeric \"value\"";
+    else if (!j.contains("time") || !parseTime(j["time"], &m.time)) problem = "no valid \"time\"";
+    if (problem.empty()) {
+      m.name = j["name"].get<std::string>();
+      m.value = j["value"].get<double>();
+      if (j.contains("labels") && j["labels"].is_object()) {
+        for (auto& [k, v] : j["labels"].items()) {
+          std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+          if (k == "node" || k == "Hostname" || k == "hostname" || k == "instance") m.node = value;
+          else if (k == "gpu") m.gpu = value;
+          m.labels.emplace_back(k, value);
+        }
+        std::sort(m.labels.begin(), m.labels.end());
+      }
+      m.where = {"files", file.string(), lineNumber, lineNumber};
+      out->metrics.push_back(std::move(m));
+      ++report.observations;
+    } else {
+      if (bad++ == 0) firstProblem = fmt::format("line {}: {}", lineNumber, problem);
+    }
+  }
+  if (bad) {
+    report.status = report.observations ? ConnectorReport::Status::Partial : ConnectorReport::Status::Error;
+    report.reason = fmt::format("{} malformed line(s) skipped; first at {}", bad, firstProblem);
+  } else if (report.observations == 0) {
+    report.status = ConnectorReport::Status::Empty;
+    report.reason = "no samples";
+  }
+  out->reports.push_back(report);
+}
+
+}  // namespace
+
+bool parseWorkloadJson(const std::string& text, runtime::Workload* w, std::string* error) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *error = "workload.json is not a JSON object";
+    return false;
+  }
+  auto str = [&](const char* key, std::string* out) {
+    if (!j.contains(key) || j[key].is_null()) return true;
+    if (j[key].is_string()) { *out = j[key].get<std::string>(); return true; }
+    if (j[key].is_number_integer()) { *out = std::to_string(j[key].get<int64_t>()); return true; }
+    *error = fmt::format("workload.json: \"{}\" must be a string", key);
+    return false;
+  };
+  auto integer = [&](const char* key, std::optional<int64_t>* out) {
+    if (!j.contains(key) || j[key].is_null()) return true;
+    if (j[key].is_number_integer()) { *out = j[key].get<int64_t>(); return true; }
+    *error = fmt::format("workload.json: \"{}\" must be an integer", key);
+    return false;
+  };
+  auto time = [&](const char* key, std::optional<int64_t>* out) {
+    if (!j.contains(key) || j[key].is_null()) return true;
+    int64_t t;
+    if (parseTime(j[key], &t)) { *out = t; return true; }
+    *error = fmt::format("workload.json: \"{}\" must be an RFC 3339 time such as 2026-01-01T10:00:00Z", key);
+    return false;
+  };
+  std::string state;
+  if (!str("id", &w->id) || !str("scheduler", &w->scheduler) || !str("name", &w->name) || !str("user", &w->user) ||
+      !str("partition", &w->partition) || !str("state", &state) || !integer("exit_code", &w->exitCode) ||
+      !integer("signal", &w->signal) || !time("start", &w->start) || !time("end", &w->end) ||
+      !integer("ranks_per_node", &w->ranksPerNode) || !integer("ranks", &w->ranks) || !str("reason", &w->reason)) {
+    return false;
+  }
+  if (!state.empty()) {
+    std::string upper = state;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper == "CANCELED") upper = "CANCELLED";
+    if (!ir::stateFromName(upper, &w->state)) {
+      *error = fmt::format("workload.json: unknown state \"{}\"", state);
+      return false;
+    }
+  }
+  if (j.contains("nodes")) {
+    if (!j["nodes"].is_array()) {
+      *error = "workload.json: \"nodes\" must be a list of node names";
+      return false;
+    }
+    for (const auto& n : j["nodes"]) {
+      if (!n.is_string()) {
+        *error = "workload.json: \"nodes\" must be a list of node names";
+        return false;
+      }
+      w->nodes.push_back(n.get<std::string>());
+    }
+  }
+  return true;
+}
+
+bool readWorkloadDir(const std::string& path, WorkloadDir* out, std::string* error) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    *error = fmt::format("'{}' is not a directory", path);
+    return false;
+  }
+  fs::path root(path);
+  fs::path workloadJson = root / "workload.json";
+  if (fs::exists(workloadJson, ec)) {
+    std::string text;
+    if (!readFile(workloadJson, &text)) {
+      *error = fmt::format("cannot read '{}'", workloadJson.string());
+      return false;
+    }
+    if (!parseWorkloadJson(text, &out->workload, error)) return false;
+  } else {
+    out->reports.push_back({"static", "workload.json", ConnectorReport::Status::Empty, 0, 0,
+                            "no workload.json: scheduler state unknown", 0});
+  }
+  if (out->workload.id.empty()) out->workload.id = root.filename().string();
+
+  fs::path logs = root / "logs";
+  if (fs::is_directory(logs, ec)) {
+    for (auto it = fs::recursive_directory_iterator(logs, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      fs::path rel = fs::relative(it->path(), logs, ec);
+      std::string source = sourceOf(it->path().filename().string());
+      if (source.empty()) continue;
+      std::string node = rel.has_parent_path() ? rel.begin()->string() : "";
+      out->logs.push_back({it->path().string(), node, source});
+    }
+    std::sort(out->logs.begin(), out->logs.end(), [](auto& a, auto& b) { return a.path < b.path; });
+  }
+  if (out->logs.empty()) {
+    out->reports.push_back({"files", "logs", ConnectorReport::Status::Empty, 0, 0, "no log files under logs/", 0});
+  }
+  // Nodes seen in logs complete the workload's node list when it had none.
+  if (out->workload.nodes.empty()) {
+    for (const auto& f : out->logs) {
+      if (!f.node.empty() && std::find(out->workload.nodes.begin(), out->workload.nodes.end(), f.node) == out->workload.nodes.end()) {
+        out->workload.nodes.push_back(f.node);
+      }
+    }
+  }
+  fs::path metrics = root / "metrics";
+  if (fs::is_directory(metrics, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(metrics, ec)) {
+      if (entry.path().extension() == ".jsonl") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) readMetrics(f, out);
+  }
+  return true;
+}
+
+}  // namespace attrib::connectors

@@ -1,0 +1,501 @@
+#include "runtime/attribution.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "runtime/interpreter.h"
+
+namespace attrib::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int blameRank(ir::Blame b) {
+  switch (b) {
+    case ir::Blame::Gpu: return 4;
+    case ir::Blame::Node: return 3;
+    case ir::Blame::Rank: return 2;
+    case ir::Blame::Workload: return 1;
+    case ir::Blame::None: return 0;
+  }
+  return 0;
+}
+
+std::string keyOf(const Instance& inst, const std::string& key) {
+  if (key == "node") return inst.node;
+  if (key == "rank") return inst.rank ? std::to_string(*inst.rank) : "";
+  if (key == "gpu") return inst.node + "/" + inst.gpu;
+  if (key == "source") return inst.source;
+  return "";  // workload: one group
+}
+
+class Run {
+ public:
+  Run(const Bundle& bundle, const RegexTable& regexes, Evidence& evidence, const AttributionLimits& limits)
+      : bundle_(bundle), program_(bundle.program), regexes_(regexes), evidence_(evidence), limits_(limits) {}
+
+  Verdict run() {
+    auto started = Clock::now();
+    instances_ = std::move(evidence_.logInstances);
+    extractScheduler();
+    extractMetrics();
+    std::stable_sort(instances_.begin(), instances_.end(), earlier);
+    index_.rebuild(instances_, program_.symptoms.size());
+    for (size_t f = 0; f < program_.filters.size(); ++f) applyFilter(program_.filters[f]);
+    for (ir::Phase phase : {ir::Phase::Early, ir::Phase::Main, ir::Phase::Final}) runRules(phase);
+    int32_t root = selectRoot();
+    std::vector<size_t> outcomes = evaluateOutcomes(root);
+    runRules(ir::Phase::PostOutcome);
+    Verdict v = assemble(root, outcomes);
+    v.stats.refineMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    return v;
+  }
+
+ private:
+  EvalContext context() {
+    EvalContext ctx;
+    ctx.program = &program_;
+    ctx.regexes = &regexes_;
+    ctx.workload = &evidence_.workload;
+    ctx.index = &index_;
+    return ctx;
+  }
+
+  uint64_t nextSequence() { return (1ULL << 62) + sequence_++; }
+
+  // ---- extraction of scheduler and metric evidence
+
+  void extractScheduler() {
+    const Workload& w = evidence_.workload;
+    for (size_t s = 0; s < program_.symptoms.size(); ++s) {
+      const ir::Symptom& symptom = program_.symptoms[s];
+      if (symptom.stream != ir::StreamKind::Scheduler) continue;
+      Instance inst;
+      inst.symptom = static_cast<int32_t>(s);
+      inst.time = w.end.value_or(w.start.value_or(0));
+      inst.timeKnown = w.end.has_value() || w.start.has_value();
+      inst.source = "scheduler";
+      inst.state = w.state;
+      inst.exitCode = w.exitCode;
+      inst.signal = w.signal;
+      inst.reason = w.reason;
+      inst.text = fmt::format("state={}", ir::stateName(w.state));
+      if (w.exitCode) inst.text += fmt::format(" exit_code={}", *w.exitCode);
+      if (w.signal) inst.text += fmt::format(" signal={}", *w.signal);
+      if (!w.reason.empty()) inst.text += fmt::format(" reason=\"{}\"", w.reason);
+      inst.where.connector = w.scheduler.empty() ? "static" : w.scheduler;
+      inst.where.location = w.id.empty() ? "workload" : w.id;
+      inst.sequence = nextSequence();
+      EvalContext ctx = context();
+      ctx.index = nullptr;
+      ctx.slots[0] = &inst;
+      if (symptom.hasWhen && !interpreter_.test(symptom.when, ctx)) continue;
+      instances_.push_back(std::move(inst));
+    }
+  }
+
+  void extractMetrics() {
+    std::map<std::string, std::vector<int32_t>> byName;  // metric -> symptoms reading it
+    for (size_t s = 0; s < program_.symptoms.size(); ++s) {
+      if (program_.symptoms[s].stream == ir::StreamKind::Metric) byName[program_.symptoms[s].metric].push_back(static_cast<int32_t>(s));
+    }
+    if (byName.empty() || evidence_.metrics.empty()) return;
+    // Group samples into series: same name and labels.
+    std::map<std::tuple<std::string, std::vector<std::pair<std::string, std::string>>, std::string, std::string>,
+             std::vector<const MetricSample*>> series;
+    for (const auto& m : evidence_.metrics) {
+      if (byName.count(m.name)) series[{m.name, m.labels, m.node, m.gpu}].push_back(&m);
+    }
+    for (auto& [key, samples] : series) {
+      std::stable_sort(samples.begin(), samples.end(), [](auto* a, auto* b) { return a->time < b->time; });
+      // One candidate instance per sample; window aggregates read the whole series.
+      std::vector<Instance> candidates(samples.size());
+      std::vector<const Instance*> view;
+      for (size_t i = 0; i < samples.size(); ++i) {
+        const MetricSample& m = *samples[i];
+        Instance& c = candidates[i];
+        c.time = m.time;
+        c.timeKnown = true;
+        c.node = m.node;
+        c.gpu = m.gpu;
+        c.source = "metric";
+        c.metric = m.name;
+        c.value = m.value;
+        std::string labels;
+        for (const auto& [k, v] : m.labels) labels += fmt::format("{}{}=\"{}\"", labels.empty() ? "" : ",", k, v);
+        c.text = fmt::format("{}{{{}}} {}", m.name, labels, m.value);
+        c.where = m.where;
+        view.push_back(&c);
+      }
+      for (int32_t s : byName[std::get<0>(key)]) {
+        const ir::Symptom& symptom = program_.symptoms[s];
+        for (auto& c : candidates) c.symptom = s;
+        int64_t heldSince = 0;
+        bool holding = false, emitted = false;
+        for (size_t i = 0; i < candidates.size(); ++i) {
+          EvalContext ctx = context();
+          ctx.index = nullptr;
+          ctx.series = &view;
+          ctx.seriesPos = i;
+          ctx.slots[0] = &candidates[i];
+          bool holds = !symptom.hasWhen || interpreter_.test(symptom.when, ctx);
+          if (!holds) {
+            holding = emitted = false;
+            continue;
+          }
+          if (!holding) {
+            holding = true;
+            heldSince = candidates[i].time;
+          }
+          // `for D`: one instance per episode, once the condition has held for D.
+          if (!emitted && candidates[i].time - heldSince >= symptom.sustained) {
+            Instance inst = candidates[i];
+            inst.sequence = nextSequence();
+            instances_.push_back(std::move(inst));
+            emitted = true;
+          }
+        }
+      }
+    }
+  }
+
+  // ---- filtering
+
+  void applyFilter(const ir::Filter& filter) {
+    for (const auto& st : filter.statements) {
+      const auto& set = program_.symptomSets[st.set];
+      auto targeted = [&](const Instance& inst) {
+        return !inst.filtered && std::binary_search(set.begin(), set.end(), inst.symptom);
+      };
+      std::vector<size_t> drop;
+      if (st.kind == ir::FilterStatement::Kind::KeepPer) {
+        std::map<std::vector<std::string>, std::vector<size_t>> groups;
+        for (size_t i = 0; i < instances_.size(); ++i) {
+          if (!targeted(instances_[i])) continue;
+          std::vector<std::string> key;
+          for (const auto& k : st.keys) key.push_back(keyOf(instances_[i], k));
+          key.push_back(std::to_string(instances_[i].symptom));
+          groups[key].push_back(i);
+        }
+        for (auto& [key, members] : groups) {
+          // members are in time order already (instances_ is sorted)
+          size_t keep = static_cast<size_t>(std::max<int64_t>(st.keepCount, 1));
+          for (size_t j = 0; j < members.size(); ++j) {
+            bool kept = st.keepFirst ? j < keep : j + keep >= members.size();
+            if (!kept) drop.push_back(members[j]);
+          }
+        }
+      } else {
+        EvalContext ctx = context();
+        for (size_t i = 0; i < instances_.size(); ++i) {
+          if (!targeted(instances_[i])) continue;
+          bool holds = true;
+          if (st.hasWhere) {
+            ctx.slots[0] = &instances_[i];
+            holds = interpreter_.test(st.where, ctx);
+          }
+          bool dropIt = st.kind == ir::FilterStatement::Kind::Drop ? holds : !holds;
+          if (dropIt) drop.push_back(i);
+        }
+      }
+      for (size_t i : drop) instances_[i].filtered = true;
+      if (!drop.empty()) index_.rebuild(instances_, program_.symptoms.size());
+    }
+  }
+
+  // ---- refinement
+
+  // Whether `a` is explained, directly or through others, by `b`.
+  bool explainedThrough(int32_t a, int32_t b) const {
+    for (int guard = 0; a >= 0 && guard < 1'000'000; ++guard) {
+      if (a == b) return true;
+      a = instances_[a].explainedBy;
+    }
+    return false;
+  }
+
+  void runRules(ir::Phase phase) {
+    for (size_t r = 0; r < program_.rules.size(); ++r) {
+      if (program_.rules[r].phase == phase) runRule(static_cast<int32_t>(r));
+    }
+  }
+
+  void runRule(int32_t r) {
+    const ir::Rule& rule = program_.rules[r];
+    size_t n = rule.bindings.size();
+    if (n == 0) return;
+    // Candidates per binding: live instances of its symptoms, in time order.
+    std::vector<std::vector<int32_t>> candidates(n);
+    for (size_t b = 0; b < n; ++b) {
+      for (int32_t s : program_.symptomSets[rule.bindings[b]]) {
+        for (int32_t idx : index_.bySymptom[s]) candidates[b].push_back(idx);
+      }
+      std::sort(candidates[b].begin(), candidates[b].end(),
+                [&](int32_t a, int32_t c) { return earlier(instances_[a], instances_[c]); });
+      if (candidates[b].empty()) return;
+    }
+    EvalContext ctx = context();
+    ctx.bindings = static_cast<int32_t>(n);
+    std::vector<size_t> pos(n, 0);
+    std::vector<int32_t> chosen(n, -1);
+    uint64_t evaluations = 0;
+    bool changed = false;
+    // Odometer over the product of candidate lists; bindings are distinct instances.
+    size_t depth = 0;
+    while (true) {
+      if (pos[depth] >= candidates[depth].size()) {
+        if (depth == 0) break;
+        pos[depth] = 0;
+        --depth;
+        ++pos[depth];
+        continue;
+      }
+      int32_t idx = candidates[depth][pos[depth]];
+      bool reused = std::find(chosen.begin(), chosen.begin() + depth, idx) != chosen.begin() + depth;
+      if (reused || instances_[idx].filtered) {
+        ++pos[depth];
+        continue;
+      }
+      chosen[depth] = idx;
+      ctx.slots[depth] = &instances_[idx];
+      if (depth + 1 < n) {
+        ++depth;
+        continue;
+      }
+      if (++evaluations > limits_.maxRuleEvaluations) {
+        truncatedRules_.push_back(rule.name);
+        break;
+      }
+      if (!rule.hasWhere || interpreter_.test(rule.where, ctx)) changed |= apply(rule, r, chosen);
+      ++pos[depth];
+    }
+    if (changed) index_.rebuild(instances_, program_.symptoms.size());
+  }
+
+  // Applies a rule's actions to one satisfying assignment; true if an instance was dropped.
+  bool apply(const ir::Rule& rule, int32_t r, const std::vector<int32_t>& chosen) {
+    bool dropped = false;
+    for (const auto& a : rule.actions) {
+      Instance& subject = instances_[chosen[a.subject]];
+      switch (a.kind) {
+        case ir::RuleAction::Kind::Explain: {
+          int32_t by = chosen[a.object];
+          // The earliest explainer wins (assignments are enumerated in time order); never a cycle.
+          if (subject.explainedBy < 0 && !explainedThrough(by, chosen[a.subject])) {
+            subject.explainedBy = by;
+            subject.explainRule = r;
+          }
+          break;
+        }
+        case ir::RuleAction::Kind::MarkBad: subject.markedBad = true; break;
+        case ir::RuleAction::Kind::MarkInteresting: subject.markedInteresting = true; break;
+        case ir::RuleAction::Kind::Drop:
+          if (!subject.filtered) {
+            subject.filtered = true;
+            dropped = true;
+          }
+          break;
+      }
+    }
+    return dropped;
+  }
+
+  // ---- root and outcomes
+
+  bool live(const Instance& inst) const { return !inst.filtered; }
+
+  bool isCause(const Instance& inst) const {
+    return live(inst) && inst.explainedBy < 0 && program_.symptoms[inst.symptom].role == ir::Role::Cause;
+  }
+
+  // The earliest unexplained cause of the highest severity present; ties at the same instant
+  // go to the more specific blame (gpu, node, rank, workload).
+  int32_t selectRoot() const {
+    int32_t best = -1;
+    for (size_t i = 0; i < instances_.size(); ++i) {
+      const Instance& inst = instances_[i];
+      if (!isCause(inst)) continue;
+      if (best < 0) {
+        best = static_cast<int32_t>(i);
+        continue;
+      }
+      const Instance& b = instances_[best];
+      const auto& si = program_.symptoms[inst.symptom];
+      const auto& sb = program_.symptoms[b.symptom];
+      auto key = [&](const ir::Symptom& s, const Instance& x) {
+        return std::make_tuple(-static_cast<int>(s.severity), x.time, -blameRank(s.blame), x.sequence);
+      };
+      if (key(si, inst) < key(sb, b)) best = static_cast<int32_t>(i);
+    }
+    return best;
+  }
+
+  std::vector<size_t> evaluateOutcomes(int32_t root) {
+    std::vector<size_t> held;
+    EvalContext ctx = context();
+    for (size_t o = 0; o < program_.outcomes.size(); ++o) {
+      for (auto& s : ctx.slots) s = nullptr;
+      ctx.slots[0] = root >= 0 ? &instances_[root] : nullptr;
+      if (interpreter_.test(program_.outcomes[o].when, ctx)) held.push_back(o);
+    }
+    return held;
+  }
+
+  // ---- the verdict
+
+  EvidenceLine evidenceOf(const Instance& inst) const {
+    EvidenceLine e;
+    e.source = inst.source;
+    e.connector = inst.where.connector;
+    e.node = inst.node;
+    if (inst.timeKnown) e.time = inst.time;
+    e.line = inst.text;
+    e.location = inst.where.location;
+    e.offset = inst.where.offset;
+    e.lineNumber = inst.where.line;
+    return e;
+  }
+
+  SymptomFinding finding(const Instance& inst) const {
+    const ir::Symptom& s = program_.symptoms[inst.symptom];
+    SymptomFinding f;
+    f.symptom = s.name;
+    f.title = s.title;
+    f.family = s.family;
+    f.node = inst.node;
+    f.gpu = inst.gpu;
+    f.rank = inst.rank;
+    f.time = inst.time;
+    f.timeKnown = inst.timeKnown;
+    f.evidence.push_back(evidenceOf(inst));
+    return f;
+  }
+
+  Verdict assemble(int32_t root, const std::vector<size_t>& outcomes) {
+    Verdict v;
+    v.workload = evidence_.workload;
+    v.rulesetName = program_.name;
+    v.rulesetVersion = program_.version;
+    v.rulesetDigest = bundle_.digest;
+    v.reports = evidence_.reports;
+    v.stats.linesScanned = evidence_.linesScanned;
+    v.stats.bytesScanned = evidence_.bytesScanned;
+    v.stats.metricSamples = evidence_.metrics.size();
+    v.stats.collectMs = evidence_.collectMs;
+    v.stats.scanMs = evidence_.scanMs;
+    for (const auto& inst : instances_) v.stats.symptoms += live(inst) ? 1 : 0;
+
+    for (size_t o : outcomes) {
+      const ir::Outcome& out = program_.outcomes[o];
+      v.outcomes.push_back({out.name, out.family, out.title, out.actions, out.confidence});
+    }
+    if (root >= 0) v.root = finding(instances_[root]);
+
+    // Nodes: blamed by the root and by other unexplained causes that blame a node or GPU, or
+    // marked bad by a rule; interesting: other unexplained causes, context symptoms, marks.
+    std::map<std::string, std::set<std::string>> bad, interesting;
+    auto blamesNode = [&](const Instance& inst) {
+      ir::Blame b = program_.symptoms[inst.symptom].blame;
+      return (b == ir::Blame::Node || b == ir::Blame::Gpu) && !inst.node.empty();
+    };
+    for (size_t i = 0; i < instances_.size(); ++i) {
+      const Instance& inst = instances_[i];
+      if (!live(inst) || inst.node.empty()) continue;
+      const std::string& name = program_.symptoms[inst.symptom].name;
+      ir::Role role = program_.symptoms[inst.symptom].role;
+      if (inst.markedBad || (isCause(inst) && blamesNode(inst))) {
+        bad[inst.node].insert(name);
+      } else if (inst.markedInteresting || (inst.explainedBy < 0 && role != ir::Role::Consequence)) {
+        interesting[inst.node].insert(name);
+      }
+      if (isCause(inst) && static_cast<int32_t>(i) != root && v.otherCauses.size() < 20) {
+        v.otherCauses.push_back(finding(inst));
+      }
+    }
+    for (auto& [node, symptoms] : bad) v.badNodes.push_back({node, {symptoms.begin(), symptoms.end()}});
+    for (auto& [node, symptoms] : interesting) {
+      if (!bad.count(node)) v.interestingNodes.push_back({node, {symptoms.begin(), symptoms.end()}});
+    }
+
+    // Downstream: explained instances grouped by symptom, explainer and rule.
+    struct Group {
+      uint64_t count = 0;
+      std::set<std::string> nodes;
+      std::set<int64_t> ranks;
+      int64_t first = 0;
+    };
+    std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+    for (const auto& inst : instances_) {
+      if (!live(inst) || inst.explainedBy < 0) continue;
+      const Instance& by = instances_[inst.explainedBy];
+      std::string explainer = program_.symptoms[by.symptom].name + (by.node.empty() ? "" : "@" + by.node);
+      Group& g = groups[{program_.symptoms[inst.symptom].name, explainer, program_.rules[inst.explainRule].name}];
+      if (g.count == 0 || inst.time < g.first) g.first = inst.time;
+      ++g.count;
+      if (!inst.node.empty()) g.nodes.insert(inst.node);
+      if (inst.rank) g.ranks.insert(*inst.rank);
+    }
+    for (auto& [key, g] : groups) {
+      v.downstream.push_back({std::get<0>(key), g.count, g.nodes.size(), g.ranks.size(), g.first, std::get<1>(key),
+                              std::get<2>(key)});
+    }
+    std::stable_sort(v.downstream.begin(), v.downstream.end(),
+                     [](const auto& a, const auto& b) { return a.count > b.count; });
+
+    // Recommendation and confidence.
+    std::vector<std::string> actions;
+    if (!v.outcomes.empty()) {
+      for (const auto& o : v.outcomes) actions.insert(actions.end(), o.actions.begin(), o.actions.end());
+      v.confidence = v.outcomes.front().confidence;
+    } else if (root >= 0) {
+      actions = program_.symptoms[instances_[root].symptom].actions;
+    }
+    for (const auto& a : actions) {
+      if (std::find(v.actions.begin(), v.actions.end(), a) == v.actions.end()) v.actions.push_back(a);
+    }
+    static const std::set<std::string> nodeActions = {"drain_node", "reboot_node", "reset_gpu", "replace_gpu"};
+    bool touchesNodes = std::any_of(v.actions.begin(), v.actions.end(), [](auto& a) { return nodeActions.count(a); });
+    if (touchesNodes) for (const auto& n : v.badNodes) v.actionNodes.push_back(n.node);
+    if (!v.outcomes.empty()) {
+      for (const auto& r : v.reports) {
+        if (r.status == ConnectorReport::Status::Error || r.status == ConnectorReport::Status::Partial) {
+          v.confidence *= 0.8;
+          v.confidenceNotes.push_back(fmt::format("evidence from {} {} is missing or incomplete", r.connector, r.source));
+          break;
+        }
+      }
+      if (v.root && !v.root->timeKnown) {
+        v.confidence *= 0.9;
+        v.confidenceNotes.push_back("the root cause's time was estimated from neighbouring lines");
+      }
+    }
+    for (const auto& name : truncatedRules_) {
+      v.confidenceNotes.push_back(fmt::format("rule {} stopped after {} evaluations", name, limits_.maxRuleEvaluations));
+    }
+    return v;
+  }
+
+  const Bundle& bundle_;
+  const ir::Program& program_;
+  const RegexTable& regexes_;
+  Evidence& evidence_;
+  const AttributionLimits& limits_;
+  std::vector<Instance> instances_;
+  InstanceIndex index_;
+  Interpreter interpreter_;
+  uint64_t sequence_ = 0;
+  std::vector<std::string> truncatedRules_;
+};
+
+}  // namespace
+
+Verdict Attributor::attribute(Evidence evidence, const AttributionLimits& limits) const {
+  return Run(*bundle_, *regexes_, evidence, limits).run();
+}
+
+}  // namespace attrib::runtime

@@ -1,0 +1,48 @@
+// The attribution phases over one workload's evidence:
+//   extraction (log instances come from LogScanner; metric and scheduler instances here)
+//   -> filtering (filters, in declaration order)
+//   -> refinement (rules by phase: early, main, final; `explain` links consequences to causes)
+//   -> root selection -> outcomes -> post-outcome rules -> the verdict.
+// Deterministic: instances are ordered by (time, sequence) before any phase runs.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "runtime/bundle.h"
+#include "runtime/instance.h"
+#include "runtime/regex_table.h"
+#include "runtime/timeline.h"
+#include "runtime/verdict.h"
+
+namespace attrib::runtime {
+
+struct Evidence {
+  Workload workload;
+  std::vector<Instance> logInstances;   // from LogScanner
+  std::vector<MetricSample> metrics;
+  std::vector<ConnectorReport> reports;
+  uint64_t linesScanned = 0, bytesScanned = 0;
+  int64_t collectMs = 0, scanMs = 0;
+};
+
+struct AttributionLimits {
+  // Rule bindings are enumerated as a product; a rule stops after this many evaluations of
+  // its where-clause (and the verdict says so) rather than run for hours.
+  uint64_t maxRuleEvaluations = 50'000'000;
+};
+
+class Attributor {
+ public:
+  // `regexes` must have been built from `bundle`'s program.
+  Attributor(std::shared_ptr<const Bundle> bundle, std::shared_ptr<const RegexTable> regexes)
+      : bundle_(std::move(bundle)), regexes_(std::move(regexes)) {}
+
+  Verdict attribute(Evidence evidence, const AttributionLimits& limits = {}) const;
+
+ private:
+  std::shared_ptr<const Bundle> bundle_;
+  std::shared_ptr<const RegexTable> regexes_;
+};
+
+}  // namespace attrib::runtime

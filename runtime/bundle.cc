@@ -1,0 +1,97 @@
+#include "runtime/bundle.h"
+
+#include <fmt/format.h>
+#include <hs/hs.h>
+
+#include <cstdlib>
+
+#include "ir/codec.h"
+#include "ir/sha256.h"
+
+namespace attrib::runtime {
+
+bool looksLikeBundle(std::string_view bytes) { return bytes.substr(0, kBundleMagic.size()) == kBundleMagic; }
+
+std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* error) {
+  constexpr size_t kHeader = 8 + 4, kChecksum = 32;
+  if (!looksLikeBundle(bytes)) {
+    *error = "not an attrib bundle (bad magic bytes)";
+    return nullptr;
+  }
+  if (bytes.size() < kHeader + kChecksum) {
+    *error = fmt::format("truncated bundle ({} bytes)", bytes.size());
+    return nullptr;
+  }
+  uint32_t version = 0;
+  for (int i = 0; i < 4; ++i) version |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  if (version != kBundleFormatVersion) {
+    *error = fmt::format("bundle format version {} is not supported (this attrib reads version {}); rebuild it "
+                         "with 'attribc build'", version, kBundleFormatVersion);
+    return nullptr;
+  }
+  std::string_view payload = bytes.substr(0, bytes.size() - kChecksum);
+  if (sha256(payload) != bytes.substr(bytes.size() - kChecksum)) {
+    *error = "corrupt bundle: checksum mismatch (the file was truncated or modified)";
+    return nullptr;
+  }
+  ir::Reader r(payload.substr(kHeader));
+  auto bundle = std::make_shared<Bundle>();
+  std::string_view digest, program;
+  std::string name, programVersion;
+  uint64_t databases = 0;
+  if (!r.bytes(&digest) || !r.string(&name) || !r.string(&programVersion) || !r.string(&bundle->attribcVersion) ||
+      !r.string(&bundle->hyperscanVersion) || !r.bytes(&program) || !r.count(&databases)) {
+    *error = "corrupt bundle: " + r.error();
+    return nullptr;
+  }
+  if (digest.size() != 32) {
+    *error = "corrupt bundle: bad rules digest";
+    return nullptr;
+  }
+  bundle->digest = digestString(digest);
+  if (!ir::decode(program, &bundle->program, error)) return nullptr;
+  bundle->logPatterns = logPatternTable(bundle->program);
+  for (uint64_t i = 0; i < databases; ++i) {
+    uint8_t stream;
+    uint64_t patterns;
+    std::string_view serialized;
+    if (!r.u8(&stream) || !r.varint(&patterns) || !r.bytes(&serialized)) {
+      *error = "corrupt bundle: " + r.error();
+      return nullptr;
+    }
+    if (stream != static_cast<uint8_t>(ir::StreamKind::Log) || bundle->logDatabase) {
+      *error = fmt::format("corrupt bundle: unexpected database for stream {}", stream);
+      return nullptr;
+    }
+    if (patterns != bundle->logPatterns.size()) {
+      *error = fmt::format("corrupt bundle: the log database has {} patterns, the rules {}", patterns,
+                           bundle->logPatterns.size());
+      return nullptr;
+    }
+    hs_database_t* db = nullptr;
+    if (hs_deserialize_database(serialized.data(), serialized.size(), &db) != HS_SUCCESS) {
+      char* info = nullptr;
+      std::string built = "an unreadable database";
+      if (hs_serialized_database_info(serialized.data(), serialized.size(), &info) == HS_SUCCESS && info) {
+        built = info;
+        std::free(info);
+      }
+      *error = fmt::format("the bundle's pattern database was built for another Hyperscan platform ({}); this "
+                           "machine runs Hyperscan {}. Rebuild the bundle here with 'attribc build'",
+                           built, hs_version());
+      return nullptr;
+    }
+    bundle->logDatabase = std::shared_ptr<hs_database>(db, hs_free_database);
+  }
+  if (r.remaining() != 0) {
+    *error = fmt::format("corrupt bundle: {} unexpected bytes at the end", r.remaining());
+    return nullptr;
+  }
+  if (!bundle->logPatterns.empty() && !bundle->logDatabase) {
+    *error = "corrupt bundle: log patterns without a database";
+    return nullptr;
+  }
+  return bundle;
+}
+
+}  // namespace attrib::runtime

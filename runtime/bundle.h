@@ -1,0 +1,34 @@
+// Loading a compiled rule bundle (ir/bundle_format.h). Loading checks everything before any
+// of it is used: magic, format version, checksum, the IR's structure and every index in it,
+// and that the Hyperscan database was built by this Hyperscan for this CPU. A bad bundle is
+// an error with one line of explanation, never a crash.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/bundle_format.h"
+#include "ir/ir.h"
+
+struct hs_database;
+
+namespace attrib::runtime {
+
+struct Bundle {
+  ir::Program program;
+  std::string digest;            // "sha256:..." of the rule sources
+  std::string attribcVersion;    // of the compiler that built it
+  std::string hyperscanVersion;  // of the compiler that built it
+  std::vector<PatternRef> logPatterns;           // Hyperscan id -> (symptom, pattern)
+  std::shared_ptr<hs_database> logDatabase;      // null when no symptom reads logs
+};
+
+// Whether `bytes` start like a bundle (to tell bundles from rule sources).
+bool looksLikeBundle(std::string_view bytes);
+
+// Loads a bundle; on failure returns nullptr and sets `error`.
+std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* error);
+
+}  // namespace attrib::runtime

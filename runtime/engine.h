@@ -1,0 +1,45 @@
+// A loaded rule set ready to diagnose workloads: the bundle, its compiled regexes, the log
+// scanner and the attribution phases. Immutable after creation and safe to share between
+// threads (the service swaps engines atomically on reload).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/attribution.h"
+#include "runtime/bundle.h"
+#include "runtime/log_scanner.h"
+#include "runtime/regex_table.h"
+#include "runtime/verdict.h"
+
+namespace attrib::runtime {
+
+struct DiagnoseOptions {
+  LogScanOptions scan;
+  AttributionLimits limits;
+};
+
+// The evidence of one workload before scanning.
+struct WorkloadEvidence {
+  Workload workload;
+  std::vector<LogFile> logs;
+  std::vector<MetricSample> metrics;
+  std::vector<ConnectorReport> reports;  // problems found while collecting
+};
+
+class Engine {
+ public:
+  // nullptr and `error` when the bundle's regexes cannot be compiled.
+  static std::shared_ptr<const Engine> create(std::shared_ptr<const Bundle> bundle, std::string* error);
+
+  const Bundle& bundle() const { return *bundle_; }
+  Verdict diagnose(WorkloadEvidence evidence, const DiagnoseOptions& options = {}) const;
+
+ private:
+  Engine() = default;
+  std::shared_ptr<const Bundle> bundle_;
+  std::shared_ptr<const RegexTable> regexes_;
+};
+
+}  // namespace attrib::runtime

@@ -1,0 +1,56 @@
+// A symptom instance: one piece of evidence that matched one symptom, with everything the
+// predicates, the phases and the verdict read from it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/timeline.h"
+
+namespace attrib::runtime {
+
+struct Instance {
+  int32_t symptom = -1;   // id in the program
+  int64_t time = 0;       // ns since the epoch; estimated from neighbours when the line has none
+  bool timeKnown = false; // the evidence itself carried the time
+  std::string node;
+  std::optional<int64_t> rank;
+  std::string gpu;
+  std::string source;     // applog, syslog, dmesg, scheduler, metric, ...
+  std::string text;       // the log line (or a description for metric/scheduler evidence)
+  std::vector<std::pair<std::string, std::string>> captures;  // named groups, pattern order
+  // Metric evidence
+  double value = 0;
+  std::string metric;
+  // Scheduler evidence
+  std::optional<ir::State> state;
+  std::optional<int64_t> exitCode, signal;
+  std::string reason;
+  Provenance where;
+  // A total order for instances at the same time: the order evidence was read in, made
+  // deterministic by sorting sources by name.
+  uint64_t sequence = 0;
+
+  // Attribution state, set by the phases.
+  bool filtered = false;      // removed by a filter or a `drop` action
+  int32_t explainedBy = -1;   // index of the explaining instance
+  int32_t explainRule = -1;   // index of the rule that explained it
+  bool markedBad = false, markedInteresting = false;
+
+  const std::string* capture(const std::string& name) const {
+    for (const auto& [k, v] : captures) {
+      if (k == name) return &v;
+    }
+    return nullptr;
+  }
+};
+
+// Instances ordered by time, then sequence.
+inline bool earlier(const Instance& a, const Instance& b) {
+  return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
+}
+
+}  // namespace attrib::runtime

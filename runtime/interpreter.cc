@@ -1,0 +1,510 @@
+#include "runtime/interpreter.h"
+
+#include "runtime/time_format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace attrib::runtime {
+namespace {
+
+using ir::Op;
+using ir::Type;
+
+Value null() { return {}; }
+Value boolean(bool b) { Value v; v.type = Type::Bool; v.i = b; return v; }
+Value integer(Type t, int64_t i) { Value v; v.type = t; v.i = i; return v; }
+Value real(double f) { Value v; v.type = Type::Float; v.f = f; return v; }
+Value text(std::string_view s) { Value v; v.type = Type::String; v.s = s; return v; }
+Value instance(const Instance* p) {
+  if (!p) return null();
+  Value v;
+  v.type = Type::Instance;
+  v.instance = p;
+  return v;
+}
+
+bool isIntLike(Type t) { return t == Type::Int || t == Type::Time || t == Type::Duration || t == Type::State || t == Type::Bool; }
+double asDouble(const Value& v) { return v.type == Type::Float ? v.f : static_cast<double>(v.i); }
+
+// A double that fits an int64 after truncation toward zero, or nullopt.
+std::optional<int64_t> toInt64(double d) {
+  if (!std::isfinite(d)) return std::nullopt;
+  double t = std::trunc(d);
+  if (t < -9223372036854775808.0 || t >= 9223372036854775808.0) return std::nullopt;
+  return static_cast<int64_t>(t);
+}
+
+}  // namespace
+
+void InstanceIndex::rebuild(const std::vector<Instance>& all, size_t symptoms) {
+  instances = &all;
+  bySymptom.assign(symptoms, {});
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Instance& inst = all[i];
+    if (inst.filtered || inst.symptom < 0 || static_cast<size_t>(inst.symptom) >= symptoms) continue;
+    bySymptom[inst.symptom].push_back(static_cast<int32_t>(i));
+  }
+  for (auto& list : bySymptom) {
+    std::stable_sort(list.begin(), list.end(), [&](int32_t a, int32_t b) { return earlier(all[a], all[b]); });
+  }
+}
+
+std::string formatDuration(int64_t nanos) {
+  if (nanos == 0) return "0s";
+  std::string out;
+  uint64_t n = nanos < 0 ? static_cast<uint64_t>(-(nanos + 1)) + 1 : static_cast<uint64_t>(nanos);
+  if (nanos < 0) out = "-";
+  if (n < 1'000'000'000ULL) {
+    if (n % 1'000'000 == 0) return out + fmt::format("{}ms", n / 1'000'000);
+    if (n % 1'000 == 0) return out + fmt::format("{}us", n / 1'000);
+    return out + fmt::format("{}ns", n);
+  }
+  uint64_t hours = n / 3'600'000'000'000ULL;
+  n %= 3'600'000'000'000ULL;
+  uint64_t minutes = n / 60'000'000'000ULL;
+  n %= 60'000'000'000ULL;
+  if (hours) out += fmt::format("{}h", hours);
+  if (minutes) out += fmt::format("{}m", minutes);
+  if (n) {
+    uint64_t secs = n / 1'000'000'000ULL, frac = n % 1'000'000'000ULL;
+    if (frac) {
+      std::string f = fmt::format("{:09}", frac);
+      while (f.back() == '0') f.pop_back();
+      out += fmt::format("{}.{}s", secs, f);
+    } else {
+      out += fmt::format("{}s", secs);
+    }
+  }
+  return out;
+}
+
+std::string_view Interpreter::keep(std::string s) {
+  arena_.push_back(std::move(s));
+  return arena_.back();
+}
+
+bool Interpreter::test(const ir::Expr& e, EvalContext& ctx) {
+  arena_.clear();
+  Value v = eval(e, ctx);
+  return v.type == Type::Bool && v.i != 0;
+}
+
+Value Interpreter::field(const Instance& inst, ir::Field f, const ir::Program& program) {
+  using F = ir::Field;
+  auto str = [](const std::string& s) { return s.empty() ? null() : text(s); };
+  switch (f) {
+    case F::Time: return integer(Type::Time, inst.time);
+    case F::Node: return str(inst.node);
+    case F::Rank: return inst.rank ? integer(Type::Int, *inst.rank) : null();
+    case F::Gpu: return str(inst.gpu);
+    case F::Symptom: return text(program.symptoms[inst.symptom].name);
+    case F::Family: return text(program.symptoms[inst.symptom].family);
+    case F::Source: return str(inst.source);
+    case F::Text: return text(inst.text);
+    case F::Value:
+      return program.symptoms[inst.symptom].stream == ir::StreamKind::Metric ? real(inst.value) : null();
+    case F::Metric: return str(inst.metric);
+    case F::State: return inst.state ? integer(Type::State, static_cast<int64_t>(*inst.state)) : null();
+    case F::ExitCode: return inst.exitCode ? integer(Type::Int, *inst.exitCode) : null();
+    case F::Signal: return inst.signal ? integer(Type::Int, *inst.signal) : null();
+    case F::Reason: return str(inst.reason);
+  }
+  return null();
+}
+
+Value Interpreter::workloadField(ir::WorkloadField f, const Workload& w) {
+  using W = ir::WorkloadField;
+  auto str = [](const std::string& s) { return s.empty() ? null() : text(s); };
+  auto opt = [](Type t, const std::optional<int64_t>& v) { return v ? integer(t, *v) : null(); };
+  switch (f) {
+    case W::Id: return str(w.id);
+    case W::Name: return str(w.name);
+    case W::Scheduler: return str(w.scheduler);
+    case W::User: return str(w.user);
+    case W::Partition: return str(w.partition);
+    case W::State: return integer(Type::State, static_cast<int64_t>(w.state));
+    case W::ExitCode: return opt(Type::Int, w.exitCode);
+    case W::Signal: return opt(Type::Int, w.signal);
+    case W::Start: return opt(Type::Time, w.start);
+    case W::End: return opt(Type::Time, w.end);
+    case W::Ranks: {
+      if (w.ranks) return integer(Type::Int, *w.ranks);
+      if (w.ranksPerNode && !w.nodes.empty()) return integer(Type::Int, *w.ranksPerNode * static_cast<int64_t>(w.nodes.size()));
+      return null();
+    }
+    case W::RanksPerNode: return opt(Type::Int, w.ranksPerNode);
+    case W::Duration: {
+      int64_t d;
+      if (!w.start || !w.end || __builtin_sub_overflow(*w.end, *w.start, &d)) return null();
+      return integer(Type::Duration, d);
+    }
+    case W::Reason: return str(w.reason);
+    case W::Nodes: return null();  // a list: only read through InNodes
+  }
+  return null();
+}
+
+Value Interpreter::compare(Op op, const Value& a, const Value& b) {
+  if (a.isNull() || b.isNull()) return null();
+  int c;
+  if (a.type == Type::Float || b.type == Type::Float) {
+    double x = asDouble(a), y = asDouble(b);
+    if (std::isnan(x) || std::isnan(y)) return boolean(op == Op::Ne);  // IEEE: unordered
+    c = x < y ? -1 : (x > y ? 1 : 0);
+  } else if (a.type == Type::String) {
+    int r = a.s.compare(b.s);
+    c = r < 0 ? -1 : (r > 0 ? 1 : 0);
+  } else if (a.type == Type::Instance) {
+    c = a.instance == b.instance ? 0 : (a.instance < b.instance ? -1 : 1);
+  } else {
+    c = a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
+  }
+  switch (op) {
+    case Op::Eq: return boolean(c == 0);
+    case Op::Ne: return boolean(c != 0);
+    case Op::Lt: return boolean(c < 0);
+    case Op::Le: return boolean(c <= 0);
+    case Op::Gt: return boolean(c > 0);
+    case Op::Ge: return boolean(c >= 0);
+    default: return null();
+  }
+}
+
+Value Interpreter::binary(const ir::Expr& e, EvalContext& ctx) {
+  if (e.op == Op::And) {
+    Value a = eval(e.operands[0], ctx);
+    if (!(a.type == Type::Bool && a.i)) return boolean(false);
+    Value b = eval(e.operands[1], ctx);
+    return boolean(b.type == Type::Bool && b.i);
+  }
+  if (e.op == Op::Or) {
+    Value a = eval(e.operands[0], ctx);
+    if (a.type == Type::Bool && a.i) return boolean(true);
+    Value b = eval(e.operands[1], ctx);
+    return boolean(b.type == Type::Bool && b.i);
+  }
+  Value a = eval(e.operands[0], ctx);
+  Value b = eval(e.operands[1], ctx);
+  if (e.op >= Op::Eq && e.op <= Op::Ge) return compare(e.op, a, b);
+  if (a.isNull() || b.isNull()) return null();
+  if (e.type == Type::Float) {
+    double x = asDouble(a), y = asDouble(b);
+    switch (e.op) {
+      case Op::Add: return real(x + y);
+      case Op::Sub: return real(x - y);
+      case Op::Mul: return real(x * y);
+      case Op::Div:
+        // duration / duration: both integers, so a zero divisor is a missing value, not inf.
+        if (isIntLike(a.type) && isIntLike(b.type) && b.i == 0) return null();
+        return real(x / y);
+      default: return null();
+    }
+  }
+  // Integer results (int, time, duration). A float operand (duration * 1.5) is combined as a
+  // double and truncated back, range-checked.
+  if (a.type == Type::Float || b.type == Type::Float) {
+    double x = asDouble(a), y = asDouble(b);
+    double r = e.op == Op::Mul ? x * y : e.op == Op::Div ? x / y : e.op == Op::Add ? x + y : x - y;
+    if (e.op == Op::Mod) return null();
+    auto i = toInt64(r);
+    return i ? integer(e.type, *i) : null();
+  }
+  int64_t r;
+  switch (e.op) {
+    case Op::Add: if (__builtin_add_overflow(a.i, b.i, &r)) return null(); break;
+    case Op::Sub: if (__builtin_sub_overflow(a.i, b.i, &r)) return null(); break;
+    case Op::Mul: if (__builtin_mul_overflow(a.i, b.i, &r)) return null(); break;
+    case Op::Div:
+      if (b.i == 0 || (a.i == std::numeric_limits<int64_t>::min() && b.i == -1)) return null();
+      r = a.i / b.i;
+      break;
+    case Op::Mod:
+      if (b.i == 0) return null();
+      r = b.i == -1 ? 0 : a.i % b.i;
+      break;
+    default: return null();
+  }
+  return integer(e.type, r);
+}
+
+Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
+  if (!ctx.index || !ctx.index->instances) return e.op == Op::Count || e.op == Op::Distinct ? integer(Type::Int, 0)
+                                                   : e.op == Op::Exists ? boolean(false) : null();
+  const auto& all = *ctx.index->instances;
+  const ir::Program& program = *ctx.program;
+  const Instance* reference = ctx.slots[0];
+  Value refKey;
+  if (e.sameKey) {
+    if (!reference) return e.op == Op::Count || e.op == Op::Distinct ? integer(Type::Int, 0)
+                           : e.op == Op::Exists ? boolean(false) : null();
+    refKey = field(*reference, e.field, program);
+    if (refKey.isNull()) return e.op == Op::Count || e.op == Op::Distinct ? integer(Type::Int, 0)
+                                : e.op == Op::Exists ? boolean(false) : null();
+  }
+  const Instance* saved = ctx.slots[e.slot];
+  int64_t count = 0;
+  const Instance* first = nullptr;
+  const Instance* last = nullptr;
+  std::set<std::string> distinctStrings;
+  std::set<int64_t> distinctInts;
+  for (int32_t symptom : program.symptomSets[e.set]) {
+    for (int32_t idx : ctx.index->bySymptom[symptom]) {
+      const Instance& inst = all[idx];
+      if (inst.filtered) continue;
+      if (e.sameKey) {
+        Value key = field(inst, e.field, program);
+        if (key.isNull() || compare(Op::Eq, key, refKey).i == 0) continue;
+      }
+      if (e.hasWhere) {
+        ctx.slots[e.slot] = &inst;
+        Value w = eval(e.operands[0], ctx);
+        if (!(w.type == Type::Bool && w.i)) continue;
+      }
+      ++count;
+      if (!first || earlier(inst, *first)) first = &inst;
+      if (!last || earlier(*last, inst)) last = &inst;
+      if (e.op == Op::Exists) break;
+      if (e.op == Op::Distinct) {
+        Value v = field(inst, e.field, program);
+        if (v.type == Type::String) distinctStrings.emplace(v.s);
+        else if (!v.isNull()) distinctInts.insert(v.i);
+      }
+    }
+    if (e.op == Op::Exists && count) break;
+  }
+  ctx.slots[e.slot] = saved;
+  switch (e.op) {
+    case Op::Count: return integer(Type::Int, count);
+    case Op::Exists: return boolean(count > 0);
+    case Op::First: return instance(first);
+    case Op::Last: return instance(last);
+    case Op::Distinct: return integer(Type::Int, static_cast<int64_t>(distinctStrings.size() + distinctInts.size()));
+    default: return null();
+  }
+}
+
+Value Interpreter::window(const ir::Expr& e, EvalContext& ctx) {
+  if (!ctx.series || ctx.seriesPos >= ctx.series->size()) return null();
+  const auto& series = *ctx.series;
+  int64_t end = series[ctx.seriesPos]->time;
+  int64_t start;
+  if (__builtin_sub_overflow(end, e.window, &start)) start = std::numeric_limits<int64_t>::min();
+  const Instance* saved = ctx.slots[0];
+  size_t n = 0;
+  double sum = 0, mn = 0, mx = 0, firstV = 0, lastV = 0, increase = 0, prev = 0;
+  int64_t firstT = 0, lastT = 0;
+  // Forward over the window (start, end] so rate and delta see samples in time order.
+  size_t from = ctx.seriesPos;
+  while (from > 0 && series[from - 1]->time > start) --from;
+  for (size_t i = from; i <= ctx.seriesPos; ++i) {
+    ctx.slots[0] = series[i];
+    Value v = eval(e.operands[0], ctx);
+    if (v.isNull() || !(v.type == Type::Float || v.type == Type::Int)) continue;
+    double x = asDouble(v);
+    if (n == 0) {
+      mn = mx = firstV = x;
+      firstT = series[i]->time;
+    } else {
+      // A counter that went down was reset: the new value is all increase.
+      increase += x >= prev ? x - prev : x;
+    }
+    sum += x;
+    mn = std::min(mn, x);
+    mx = std::max(mx, x);
+    lastV = prev = x;
+    lastT = series[i]->time;
+    ++n;
+  }
+  ctx.slots[0] = saved;
+  if (n == 0) return null();
+  switch (e.op) {
+    case Op::WindowAvg: return real(sum / static_cast<double>(n));
+    case Op::WindowMin: return real(mn);
+    case Op::WindowMax: return real(mx);
+    case Op::WindowSum: return real(sum);
+    case Op::WindowDelta: return n < 2 ? null() : real(lastV - firstV);
+    case Op::WindowRate: {
+      if (n < 2 || lastT == firstT) return null();
+      return real(increase / (static_cast<double>(lastT - firstT) / 1e9));
+    }
+    default: return null();
+  }
+}
+
+Value Interpreter::call(const ir::Expr& e, EvalContext& ctx) {
+  Value a = eval(e.operands[0], ctx);
+  if (e.op == Op::Min || e.op == Op::Max || e.op == Op::Contains || e.op == Op::StartsWith || e.op == Op::EndsWith) {
+    Value b = eval(e.operands[1], ctx);
+    if (a.isNull() || b.isNull()) return null();
+    switch (e.op) {
+      case Op::Contains: return boolean(a.s.find(b.s) != std::string_view::npos);
+      case Op::StartsWith: return boolean(a.s.substr(0, b.s.size()) == b.s);
+      case Op::EndsWith: return boolean(a.s.size() >= b.s.size() && a.s.substr(a.s.size() - b.s.size()) == b.s);
+      default: break;
+    }
+    bool less = compare(Op::Lt, a, b).i != 0;
+    if (e.type == Type::Float) {
+      double x = asDouble(a), y = asDouble(b);
+      if (std::isnan(x) || std::isnan(y)) return real(std::numeric_limits<double>::quiet_NaN());
+      return real(e.op == Op::Min ? std::min(x, y) : std::max(x, y));
+    }
+    const Value& pick = e.op == Op::Min ? (less ? a : b) : (less ? b : a);
+    return integer(e.type, pick.i);
+  }
+  if (a.isNull()) return null();
+  switch (e.op) {
+    case Op::ToInt: {
+      if (a.type == Type::Float) {
+        auto i = toInt64(a.f);
+        return i ? integer(Type::Int, *i) : null();
+      }
+      if (a.type != Type::String) return integer(Type::Int, a.i);
+      int64_t v = 0;
+      const char* begin = a.s.data();
+      const char* end = begin + a.s.size();
+      if (begin != end && *begin == '+') ++begin;
+      auto [ptr, ec] = std::from_chars(begin, end, v);
+      if (ec != std::errc() || ptr != end || begin == end) return null();
+      return integer(Type::Int, v);
+    }
+    case Op::ToFloat: {
+      if (a.type != Type::String) return real(asDouble(a));
+      double v = 0;
+      auto [ptr, ec] = std::from_chars(a.s.data(), a.s.data() + a.s.size(), v);
+      if (ec != std::errc() || ptr != a.s.data() + a.s.size() || a.s.empty()) return null();
+      return real(v);
+    }
+    case Op::ToString: {
+      switch (a.type) {
+        case Type::String: return a;
+        case Type::Int: return text(keep(std::to_string(a.i)));
+        case Type::Float: return text(keep(fmt::format("{}", a.f)));
+        case Type::Bool: return text(a.i ? "true" : "false");
+        case Type::State: return text(ir::stateName(static_cast<ir::State>(a.i)));
+        case Type::Duration: return text(keep(formatDuration(a.i)));
+        case Type::Time: return text(keep(formatTime(a.i)));
+        default: return null();
+      }
+    }
+    case Op::Abs:
+      if (a.type == Type::Float) return real(std::fabs(a.f));
+      if (a.i == std::numeric_limits<int64_t>::min()) return null();
+      return integer(a.type, a.i < 0 ? -a.i : a.i);
+    case Op::Len: return integer(Type::Int, static_cast<int64_t>(a.s.size()));
+    case Op::Lower: {
+      std::string s(a.s);
+      for (char& c : s) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      return text(keep(std::move(s)));
+    }
+    default: return null();
+  }
+}
+
+Value Interpreter::eval(const ir::Expr& e, EvalContext& ctx) {
+  switch (e.op) {
+    case Op::Const: {
+      const ir::Value& c = e.constant;
+      switch (c.type) {
+        case Type::Null: return null();
+        case Type::Float: return real(c.f);
+        case Type::String: return text(c.s);
+        default: return integer(c.type, c.i);
+      }
+    }
+    case Op::Slot: return instance(ctx.slots[e.slot]);
+    case Op::FieldOf: {
+      Value of = eval(e.operands[0], ctx);
+      if (!of.instance) return null();
+      return field(*of.instance, e.field, *ctx.program);
+    }
+    case Op::CaptureOf: {
+      Value of = eval(e.operands[0], ctx);
+      if (!of.instance) return null();
+      const std::string* c = of.instance->capture(e.name);
+      return c ? text(*c) : null();
+    }
+    case Op::Workload: return ctx.workload ? workloadField(e.wfield, *ctx.workload) : null();
+    case Op::Neg: {
+      Value a = eval(e.operands[0], ctx);
+      if (a.isNull()) return a;
+      if (a.type == Type::Float) return real(-a.f);
+      if (a.i == std::numeric_limits<int64_t>::min()) return null();
+      return integer(a.type, -a.i);
+    }
+    case Op::Not: {
+      Value a = eval(e.operands[0], ctx);
+      if (a.isNull()) return a;
+      return boolean(a.i == 0);
+    }
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Eq: case Op::Ne: case Op::Lt:
+    case Op::Le: case Op::Gt: case Op::Ge: case Op::And: case Op::Or:
+      return binary(e, ctx);
+    case Op::InList: {
+      Value v = eval(e.operands[0], ctx);
+      if (v.isNull()) return null();
+      for (size_t i = 1; i < e.operands.size(); ++i) {
+        Value item = eval(e.operands[i], ctx);
+        Value eq = compare(Op::Eq, v, item);
+        if (eq.type == Type::Bool && eq.i) return boolean(true);
+      }
+      return boolean(false);
+    }
+    case Op::InInterval: case Op::InRange: {
+      Value v = eval(e.operands[0], ctx), lo = eval(e.operands[1], ctx), hi = eval(e.operands[2], ctx);
+      Value a = compare(Op::Le, lo, v), b = compare(Op::Le, v, hi);
+      if (a.isNull() || b.isNull()) return null();
+      return boolean(a.i && b.i);
+    }
+    case Op::InNodes: {
+      Value v = eval(e.operands[0], ctx);
+      if (v.isNull() || !ctx.workload) return null();
+      const auto& nodes = ctx.workload->nodes;
+      return boolean(std::find(nodes.begin(), nodes.end(), v.s) != nodes.end());
+    }
+    case Op::Match: {
+      Value v = eval(e.operands[0], ctx);
+      if (v.isNull()) return null();
+      bool m = ctx.regexes->expression(e.regex).match(v.s);
+      return boolean(m != e.negated);
+    }
+    case Op::IsSymptom: {
+      Value v = eval(e.operands[0], ctx);
+      bool is = false;
+      if (v.instance) {
+        const auto& set = ctx.program->symptomSets[e.set];
+        is = std::binary_search(set.begin(), set.end(), v.instance->symptom);
+      }
+      return boolean(is != e.negated);
+    }
+    case Op::IsNone: {
+      Value v = eval(e.operands[0], ctx);
+      return boolean((v.instance == nullptr) != e.negated);
+    }
+    case Op::Same: {
+      Value key;
+      for (int32_t i = 0; i < ctx.bindings; ++i) {
+        if (!ctx.slots[i]) return boolean(false);
+        Value k = field(*ctx.slots[i], e.field, *ctx.program);
+        if (k.isNull()) return boolean(false);
+        if (i == 0) key = k;
+        else if (compare(Op::Eq, key, k).i == 0) return boolean(false);
+      }
+      return boolean(true);
+    }
+    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct:
+      return aggregate(e, ctx);
+    case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
+    case Op::WindowDelta:
+      return window(e, ctx);
+    default:
+      return call(e, ctx);
+  }
+}
+
+}  // namespace attrib::runtime

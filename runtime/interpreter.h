@@ -1,0 +1,73 @@
+// The reference evaluator of IR predicates (ir/ir.h documents the semantics). The LLVM JIT
+// must agree with it on every input; it is also the fallback when the JIT is unavailable.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/ir.h"
+#include "runtime/instance.h"
+#include "runtime/regex_table.h"
+#include "runtime/timeline.h"
+
+namespace attrib::runtime {
+
+// The live instances of each symptom, in time order, for aggregates.
+struct InstanceIndex {
+  const std::vector<Instance>* instances = nullptr;
+  std::vector<std::vector<int32_t>> bySymptom;  // symptom id -> indices into *instances
+
+  // Rebuilds from scratch, leaving out filtered instances.
+  void rebuild(const std::vector<Instance>& all, size_t symptoms);
+};
+
+// Everything an expression can read. Slots hold the instances bound by the enclosing rule,
+// filter, symptom clause or outcome; aggregates bind their own slots while they iterate.
+struct EvalContext {
+  const ir::Program* program = nullptr;
+  const RegexTable* regexes = nullptr;
+  const Workload* workload = nullptr;
+  const InstanceIndex* index = nullptr;   // aggregates; may be null where none are allowed
+  const Instance* slots[ir::kMaxSlots] = {};
+  int32_t bindings = 0;                   // rule bindings occupy slots [0, bindings) (for `same`)
+  // Window aggregates: the series (time-ordered) and the position of the current sample.
+  const std::vector<const Instance*>* series = nullptr;
+  size_t seriesPos = 0;
+};
+
+struct Value {
+  ir::Type type = ir::Type::Null;
+  int64_t i = 0;
+  double f = 0;
+  std::string_view s;
+  const Instance* instance = nullptr;
+  bool isNull() const { return type == ir::Type::Null; }
+};
+
+class Interpreter {
+ public:
+  // A predicate's verdict: null (a missing value) counts as false.
+  bool test(const ir::Expr& e, EvalContext& ctx);
+  Value eval(const ir::Expr& e, EvalContext& ctx);
+
+ private:
+  Value binary(const ir::Expr& e, EvalContext& ctx);
+  Value compare(ir::Op op, const Value& a, const Value& b);
+  Value aggregate(const ir::Expr& e, EvalContext& ctx);
+  Value window(const ir::Expr& e, EvalContext& ctx);
+  Value call(const ir::Expr& e, EvalContext& ctx);
+  Value field(const Instance& inst, ir::Field f, const ir::Program& program);
+  Value workloadField(ir::WorkloadField f, const Workload& w);
+  std::string_view keep(std::string s);
+
+  // Strings computed during one evaluation (lower(), string()); cleared by test().
+  std::deque<std::string> arena_;
+};
+
+// Formats a duration in nanoseconds the way string() does: "1h2m3.5s", "250ms", "0s".
+std::string formatDuration(int64_t nanos);
+
+}  // namespace attrib::runtime

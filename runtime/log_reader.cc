@@ -1,0 +1,378 @@
+#include "runtime/log_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <new>
+#include <system_error>
+#include <utility>
+
+namespace attrib::runtime {
+
+std::string_view LogChunk::line(size_t i) const {
+  const size_t begin = lineStarts[i];
+  const size_t end = i + 1 < lineStarts.size() ? lineStarts[i + 1] : data.size();
+  return data.substr(begin, end - begin - 1);
+}
+
+namespace {
+
+constexpr size_t kGzipInputBytes = 64 << 10;
+
+// std::generic_category() formats like strerror() but is thread-safe.
+std::string errnoText(int err) { return std::generic_category().message(err); }
+
+// An open file descriptor read with plain read(2), counting the bytes read.
+class RawFile {
+ public:
+  RawFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {
+    // A hint only: the file is read once, front to back.
+    (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  ~RawFile() { ::close(fd_); }
+  RawFile(const RawFile&) = delete;
+  RawFile& operator=(const RawFile&) = delete;
+
+  // Up to `capacity` bytes; 0 at the end of the file or on error (then error() is set).
+  size_t read(void* dst, size_t capacity) {
+    for (;;) {
+      const ssize_t n = ::read(fd_, dst, capacity);
+      if (n >= 0) {
+        offset_ += static_cast<uint64_t>(n);
+        return static_cast<size_t>(n);
+      }
+      if (errno != EINTR) {
+        error_ = "cannot read '" + path_ + "': " + errnoText(errno);
+        return 0;
+      }
+    }
+  }
+
+  // Reads until `capacity` bytes, the end of the file or an error.
+  size_t readFully(unsigned char* dst, size_t capacity) {
+    size_t total = 0;
+    while (total < capacity) {
+      const size_t n = read(dst + total, capacity - total);
+      if (n == 0) break;
+      total += n;
+    }
+    return total;
+  }
+
+  uint64_t offset() const { return offset_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  const int fd_;
+  const std::string path_;
+  uint64_t offset_ = 0;
+  std::string error_;
+};
+
+// The decompressed bytes of a file.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Up to `capacity` bytes (capacity > 0); 0 at the end of the data or after an error. An error
+  // is reported only once the bytes decoded before it have been returned.
+  virtual size_t read(char* dst, size_t capacity) = 0;
+  const std::string& error() const { return error_; }
+
+ protected:
+  std::string error_;
+};
+
+// The magic bytes that open() read to recognise gzip, handed back before the rest of the file.
+struct Peeked {
+  unsigned char bytes[2] = {};
+  size_t size = 0;
+};
+
+class PlainSource final : public ByteSource {
+ public:
+  PlainSource(std::unique_ptr<RawFile> file, Peeked peeked) : file_(std::move(file)), peeked_(peeked) {}
+
+  size_t read(char* dst, size_t capacity) override {
+    if (peekedPos_ < peeked_.size) {
+      const size_t n = std::min(capacity, peeked_.size - peekedPos_);
+      std::memcpy(dst, peeked_.bytes + peekedPos_, n);
+      peekedPos_ += n;
+      return n;
+    }
+    const size_t n = file_->read(dst, capacity);
+    if (n == 0) error_ = file_->error();
+    return n;
+  }
+
+ private:
+  std::unique_ptr<RawFile> file_;
+  Peeked peeked_;
+  size_t peekedPos_ = 0;
+};
+
+// gzip (or zlib) data through zlib's inflate, one member after another: logrotate and
+// `cat a.gz b.gz` produce files of several members, which decompress to the concatenation.
+class GzipSource final : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<RawFile> file, Peeked peeked)
+      : file_(std::move(file)), input_(new (std::nothrow) unsigned char[kGzipInputBytes]) {
+    if (!input_ || inflateInit2(&z_, 15 + 32) != Z_OK) {  // 15 + 32: auto-detect gzip or zlib
+      fail("cannot initialise zlib");
+      return;
+    }
+    initialised_ = true;
+    std::memcpy(input_.get(), peeked.bytes, peeked.size);
+    z_.next_in = input_.get();
+    z_.avail_in = static_cast<uInt>(peeked.size);
+  }
+  ~GzipSource() override {
+    if (initialised_) inflateEnd(&z_);
+  }
+
+  size_t read(char* dst, size_t capacity) override {
+    if (done_) return 0;
+    const uInt outCapacity = static_cast<uInt>(std::min<size_t>(capacity, UINT_MAX));
+    z_.next_out = reinterpret_cast<Bytef*>(dst);
+    z_.avail_out = outCapacity;
+    while (z_.avail_out == outCapacity && !done_) step();
+    return outCapacity - z_.avail_out;
+  }
+
+ private:
+  // One step of decompression: refill the input, skip padding, or inflate.
+  void step() {
+    if (z_.avail_in == 0 && (needInput_ || !inMember_) && !refill()) {
+      if (!file_->error().empty()) {
+        fail(file_->error());
+      } else if (inMember_) {
+        fail("truncated gzip file");
+      } else {
+        done_ = true;  // the end of the last member, or an empty file
+      }
+      return;
+    }
+    if (!inMember_) {
+      // gzip ignores zero bytes after a member (padding written by some tools); so do we. Not
+      // before the first member: a file of zeros is not gzip.
+      while (members_ > 0 && z_.avail_in > 0 && *z_.next_in == 0) {
+        ++z_.next_in;
+        --z_.avail_in;
+      }
+      if (z_.avail_in == 0) return;
+      inMember_ = true;
+    }
+    const int rc = inflate(&z_, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      ++members_;
+      inMember_ = false;
+      inflateReset(&z_);
+    } else if (rc == Z_OK || (rc == Z_BUF_ERROR && z_.avail_in == 0)) {
+      // inflate stops early only when the output is full; then it may still hold output
+      // decoded from input it has already taken, so it must be called again before refilling.
+      needInput_ = z_.avail_in == 0 && z_.avail_out > 0;
+    } else if (rc == Z_MEM_ERROR) {
+      fail("out of memory while decompressing");
+    } else {
+      // Where zlib noticed the damage, as an offset in the compressed file (zlib may have
+      // taken a few bytes more than the bad code).
+      fail("corrupt gzip data at byte " + std::to_string(file_->offset() - z_.avail_in));
+    }
+  }
+
+  bool refill() {
+    const size_t n = file_->read(input_.get(), kGzipInputBytes);
+    z_.next_in = input_.get();
+    z_.avail_in = static_cast<uInt>(n);
+    return n > 0;
+  }
+
+  void fail(std::string message) {
+    error_ = std::move(message);
+    done_ = true;
+  }
+
+  std::unique_ptr<RawFile> file_;
+  std::unique_ptr<unsigned char[]> input_;
+  z_stream z_{};
+  bool initialised_ = false;
+  bool inMember_ = false;   // bytes of the current member have been handed to inflate
+  bool needInput_ = true;   // inflate has produced all it can from the input it holds
+  bool done_ = false;
+  uint64_t members_ = 0;
+};
+
+// Cuts the decompressed bytes into chunks of whole lines.
+//
+// The buffer holds buffer_[0, end_): bytes of the stream starting at offset_, the first of them
+// not yet delivered. A chunk is buffer_[0, n) for some n; the next call moves the rest to the
+// front. Its capacity is chunkBytes + maxLineBytes + 1, which is always enough: a chunk stops
+// growing once it reaches chunkBytes, and the line after that is at most maxLineBytes long
+// plus its '\n' (a longer one is cut first).
+class ChunkedReader final : public LogReader {
+ public:
+  ChunkedReader(std::unique_ptr<ByteSource> source, const LogReaderOptions& options)
+      : source_(std::move(source)),
+        // Chunk offsets are uint32_t: keep the whole buffer below 4 GiB.
+        chunkBytes_(std::clamp<size_t>(options.chunkBytes, 1, size_t{1} << 31)),
+        maxLineBytes_(std::clamp<size_t>(options.maxLineBytes, 1, size_t{1} << 30)),
+        capacity_(chunkBytes_ + maxLineBytes_ + 1) {}
+
+  // A reader that failed before reading anything: its first next() reports `error`.
+  explicit ChunkedReader(std::string error)
+      : chunkBytes_(1), maxLineBytes_(1), capacity_(3), openError_(std::move(error)) {}
+
+  bool next(LogChunk& chunk) override {
+    chunk.lineStarts.clear();
+    chunk.data = {};
+    if (done_) return false;
+    if (!source_ || (!buffer_ && !allocate())) return finish();
+    discardFront(delivered_);
+    delivered_ = 0;
+    if (skipping_ && !skipRestOfLine()) return finish();
+    const size_t end = cutChunk(chunk.lineStarts);
+    if (chunk.lineStarts.empty()) return finish();
+
+    chunk.data = std::string_view(buffer_.get(), end);
+    chunk.offset = offset_;
+    chunk.firstLine = line_;
+    line_ += chunk.lineStarts.size();
+    delivered_ = end;
+    // A '\n' added to complete the final line is not part of the stream.
+    bytesRead_ = offset_ + end - (completedFinalLine_ ? 1 : 0);
+    return true;
+  }
+
+  const std::string& error() const override { return error_; }
+  uint64_t bytesRead() const override { return bytesRead_; }
+  uint64_t truncatedLines() const override { return truncatedLines_; }
+
+ private:
+  bool allocate() {
+    // No value-initialisation: pages the reader never fills (small files) are never touched.
+    buffer_.reset(new (std::nothrow) char[capacity_]);
+    if (!buffer_) error_ = "cannot allocate " + std::to_string(capacity_) + " bytes to read the file";
+    return buffer_ != nullptr;
+  }
+
+  // Ends the stream. The buffer is empty here: everything read was delivered or skipped.
+  bool finish() {
+    if (error_.empty()) error_ = source_ ? source_->error() : openError_;
+    bytesRead_ = offset_ - (completedFinalLine_ ? 1 : 0);  // counts the tail of a cut last line
+    done_ = true;
+    return false;
+  }
+
+  // Reads more into buffer_[end_, capacity_); false at the end of the data or on error.
+  bool fill() {
+    if (sourceEnded_ || end_ == capacity_) return false;
+    const size_t n = source_->read(buffer_.get() + end_, capacity_ - end_);
+    if (n == 0) sourceEnded_ = true;
+    end_ += n;
+    return n > 0;
+  }
+
+  // Drops the first n bytes of the buffer; they are no longer needed.
+  void discardFront(size_t n) {
+    std::memmove(buffer_.get(), buffer_.get() + n, end_ - n);
+    end_ -= n;
+    offset_ += n;
+  }
+
+  // Drops the rest of a line that was cut, through its '\n'; false if the data ended first.
+  bool skipRestOfLine() {
+    for (;;) {
+      const void* newline = std::memchr(buffer_.get(), '\n', end_);
+      if (newline != nullptr) {
+        discardFront(static_cast<const char*>(newline) - buffer_.get() + 1);
+        skipping_ = false;
+        return true;
+      }
+      discardFront(end_);
+      if (!fill()) return false;
+    }
+  }
+
+  // Finds the lines of the next chunk, reading as needed, and returns the chunk's length.
+  // buffer_[0, lineStart) is complete lines; buffer_[lineStart, scanned) has no '\n'.
+  size_t cutChunk(std::vector<uint32_t>& lineStarts) {
+    size_t lineStart = 0, scanned = 0;
+    while (lineStart < chunkBytes_) {
+      // The current line may have at most maxLineBytes_ bytes before its '\n'.
+      const size_t limit = std::min(end_, lineStart + maxLineBytes_ + 1);
+      const void* newline = scanned < limit ? std::memchr(buffer_.get() + scanned, '\n', limit - scanned) : nullptr;
+      if (newline != nullptr) {
+        lineStarts.push_back(static_cast<uint32_t>(lineStart));
+        lineStart = scanned = static_cast<const char*>(newline) - buffer_.get() + 1;
+        continue;
+      }
+      scanned = limit;
+      if (end_ - lineStart > maxLineBytes_) {
+        // Too long: keep the first maxLineBytes_ bytes as a line, overwriting the next byte of
+        // the line (not a '\n', and dropped anyway) with the '\n'. Ending the chunk here keeps
+        // chunk offsets exact: the skipped rest lies between this chunk and the next.
+        lineStarts.push_back(static_cast<uint32_t>(lineStart));
+        buffer_[lineStart + maxLineBytes_] = '\n';
+        ++truncatedLines_;
+        skipping_ = true;
+        return lineStart + maxLineBytes_ + 1;
+      }
+      if (fill()) continue;
+      if (end_ > lineStart) {
+        // A final line without '\n' is completed. end_ < capacity_ here: lineStart <
+        // chunkBytes_ and the line is at most maxLineBytes_ long.
+        lineStarts.push_back(static_cast<uint32_t>(lineStart));
+        buffer_[end_++] = '\n';
+        completedFinalLine_ = true;
+        return end_;
+      }
+      break;
+    }
+    return lineStart;
+  }
+
+  std::unique_ptr<ByteSource> source_;
+  const size_t chunkBytes_, maxLineBytes_, capacity_;
+  std::unique_ptr<char[]> buffer_;
+  size_t end_ = 0;
+  size_t delivered_ = 0;    // length of the chunk last returned, still at the buffer's front
+  uint64_t offset_ = 0;     // stream offset of buffer_[0]
+  uint64_t line_ = 0;       // number of lines delivered
+  uint64_t bytesRead_ = 0;
+  uint64_t truncatedLines_ = 0;
+  bool skipping_ = false;   // the last chunk ended with a cut line whose rest is still to skip
+  bool sourceEnded_ = false;
+  bool completedFinalLine_ = false;
+  bool done_ = false;
+  const std::string openError_;
+  std::string error_;  // published by finish(), so it is set only once next() returns false
+};
+
+bool hasGzipName(const std::string& path) {
+  return path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<LogReader> LogReader::open(const std::string& path, const LogReaderOptions& options) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::make_unique<ChunkedReader>("cannot open '" + path + "': " + errnoText(errno));
+  auto file = std::make_unique<RawFile>(fd, path);
+  Peeked peeked;
+  peeked.size = file->readFully(peeked.bytes, sizeof peeked.bytes);
+  if (!file->error().empty()) return std::make_unique<ChunkedReader>(file->error());
+  const bool gzipMagic = peeked.size == 2 && peeked.bytes[0] == 0x1f && peeked.bytes[1] == 0x8b;
+  std::unique_ptr<ByteSource> source;
+  if (gzipMagic || hasGzipName(path)) {
+    source = std::make_unique<GzipSource>(std::move(file), peeked);
+  } else {
+    source = std::make_unique<PlainSource>(std::move(file), peeked);
+  }
+  return std::make_unique<ChunkedReader>(std::move(source), options);
+}
+
+}  // namespace attrib::runtime

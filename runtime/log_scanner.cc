@@ -1,0 +1,253 @@
+#include "runtime/log_scanner.h"
+
+#include <fmt/format.h>
+#include <hs/hs.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "runtime/interpreter.h"
+
+namespace attrib::runtime {
+namespace {
+
+struct Hit {
+  uint32_t line;     // index in the chunk
+  uint32_t pattern;  // Hyperscan id
+  bool operator<(const Hit& o) const { return line != o.line ? line < o.line : pattern < o.pattern; }
+  bool operator==(const Hit& o) const { return line == o.line && pattern == o.pattern; }
+};
+
+struct MatchState {
+  const LogChunk* chunk;
+  std::vector<Hit>* hits;
+};
+
+// Hyperscan reports the end offset of each match; the line is the one holding its last byte.
+int onMatch(unsigned id, unsigned long long, unsigned long long to, unsigned, void* context) {
+  auto* state = static_cast<MatchState*>(context);
+  const auto& starts = state->chunk->lineStarts;
+  uint64_t last = to > 0 ? to - 1 : 0;
+  auto it = std::upper_bound(starts.begin(), starts.end(), static_cast<uint32_t>(last));
+  uint32_t line = static_cast<uint32_t>(it - starts.begin()) - 1;
+  state->hits->push_back({line, id});
+  return 0;
+}
+
+std::string_view stripCr(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+// Per-file scanning state and the work of turning matched lines into instances.
+class FileScan {
+ public:
+  FileScan(const Bundle& bundle, const RegexTable& regexes, const Workload& workload, const LogFile& file,
+           const LogScanOptions& options, hs_scratch_t* scratch)
+      : bundle_(bundle), regexes_(regexes), workload_(workload), file_(file), options_(options), scratch_(scratch) {
+    prefix_.referenceTime = workload.start;
+    prefix_.srunLabels = file.source == "applog";
+    lastTime_ = workload.start.value_or(0);
+    // Which symptoms may read this file's source.
+    const auto& symptoms = bundle.program.symptoms;
+    readsSource_.resize(symptoms.size());
+    for (size_t s = 0; s < symptoms.size(); ++s) {
+      const auto& srcs = symptoms[s].sources;
+      readsSource_[s] = srcs.empty() || std::find(srcs.begin(), srcs.end(), file.source) != srcs.end();
+    }
+  }
+
+  ConnectorReport run(std::vector<Instance>& out, uint64_t* lines) {
+    auto started = std::chrono::steady_clock::now();
+    ConnectorReport report;
+    report.connector = "files";
+    report.source = file_.node.empty() ? file_.source : file_.node + "/" + file_.source;
+    auto reader = LogReader::open(file_.path, options_.reader);
+    LogChunk chunk;
+    std::vector<Hit> hits;
+    uint64_t lineCount = 0;
+    while (reader->next(chunk)) {
+      lineCount += chunk.lineCount();
+      if (bundle_.logDatabase) {
+        hits.clear();
+        MatchState state{&chunk, &hits};
+        hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()),
+                                0, scratch_, onMatch, &state);
+        if (rc != HS_SUCCESS) {
+          report.status = ConnectorReport::Status::Partial;
+          report.reason = fmt::format("Hyperscan scan failed (error {}) at byte {}", rc, chunk.offset);
+          break;
+        }
+        std::sort(hits.begin(), hits.end());
+        hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+        extract(chunk, hits, out);
+      }
+      rememberLastTime(chunk);
+    }
+    report.observations = lineCount;
+    report.bytes = reader->bytesRead();
+    *lines = lineCount;
+    if (!reader->error().empty()) {
+      report.status = lineCount > 0 ? ConnectorReport::Status::Partial : ConnectorReport::Status::Error;
+      report.reason = reader->error();
+    } else if (report.reason.empty()) {
+      report.status = lineCount == 0 ? ConnectorReport::Status::Empty : ConnectorReport::Status::Ok;
+      if (lineCount == 0) report.reason = "the file is empty";
+    }
+    if (reader->truncatedLines() > 0 && report.reason.empty()) {
+      report.reason = fmt::format("{} line(s) longer than {} bytes were cut", reader->truncatedLines(),
+                                  options_.reader.maxLineBytes);
+    }
+    report.elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    return report;
+  }
+
+ private:
+  // The time of line `i` of the chunk, or of the nearest earlier line that has one.
+  std::pair<int64_t, bool> timeOf(const LogChunk& chunk, size_t i, const LinePrefix& prefix) {
+    if (prefix.time) return {*prefix.time, true};
+    if (prefix.monotonic && anchor_) return {*anchor_ + *prefix.monotonic, true};
+    constexpr size_t kLookBack = 256;
+    for (size_t k = i; k-- > 0 && i - k <= kLookBack;) {
+      LinePrefix p = parseLinePrefix(stripCr(chunk.line(k)), prefix_);
+      if (p.time) return {*p.time, false};
+      if (p.monotonic && anchor_) return {*anchor_ + *p.monotonic, false};
+    }
+    return {lastTime_, false};
+  }
+
+  void rememberLastTime(const LogChunk& chunk) {
+    for (size_t k = chunk.lineCount(), seen = 0; k-- > 0 && seen < 64; ++seen) {
+      LinePrefix p = parseLinePrefix(stripCr(chunk.line(k)), prefix_);
+      if (p.time) {
+        lastTime_ = *p.time;
+        return;
+      }
+    }
+  }
+
+  void extract(const LogChunk& chunk, const std::vector<Hit>& hits, std::vector<Instance>& out) {
+    const ir::Program& program = bundle_.program;
+    size_t h = 0;
+    while (h < hits.size()) {
+      uint32_t lineIndex = hits[h].line;
+      std::string_view line = stripCr(chunk.line(lineIndex));
+      LinePrefix prefix = parseLinePrefix(line, prefix_);
+      if (prefix.time && prefix.monotonic && !anchor_) anchor_ = *prefix.time - *prefix.monotonic;
+      bool timed = false;
+      int64_t time = 0;
+      bool haveTime = false;
+      int32_t lastSymptom = -1;
+      for (; h < hits.size() && hits[h].line == lineIndex; ++h) {
+        const PatternRef& ref = bundle_.logPatterns[hits[h].pattern];
+        if (ref.symptom == lastSymptom || !readsSource_[ref.symptom]) continue;  // one instance per symptom and line
+        Instance inst;
+        // PCRE2 confirms the match on this line alone (a pattern such as [^x]* could have
+        // matched across lines in the chunk) and extracts the named captures.
+        if (!regexes_.pattern(ref.symptom, ref.pattern).match(line, &inst.captures)) continue;
+        lastSymptom = ref.symptom;
+        if (!haveTime) {
+          std::tie(time, timed) = timeOf(chunk, lineIndex, prefix);
+          haveTime = true;
+        }
+        inst.symptom = ref.symptom;
+        inst.time = time;
+        inst.timeKnown = timed;
+        inst.node = file_.node;
+        inst.rank = prefix.rank ? std::optional<int64_t>(*prefix.rank) : std::nullopt;
+        inst.source = file_.source;
+        inst.text = std::string(line.substr(0, options_.maxTextBytes));
+        if (line.size() > options_.maxTextBytes) inst.text += "...";
+        applyCaptureFields(inst);
+        inst.where.connector = "files";
+        inst.where.location = file_.path;
+        inst.where.offset = chunk.offset + chunk.lineStarts[lineIndex];
+        inst.where.line = chunk.firstLine + lineIndex + 1;
+        const ir::Symptom& symptom = program.symptoms[ref.symptom];
+        if (symptom.hasWhen) {
+          EvalContext ctx;
+          ctx.program = &program;
+          ctx.regexes = &regexes_;
+          ctx.workload = &workload_;
+          ctx.slots[0] = &inst;
+          if (!interpreter_.test(symptom.when, ctx)) continue;
+        }
+        out.push_back(std::move(inst));
+      }
+      if (timed) lastTime_ = time;
+    }
+  }
+
+  // Named captures called node, rank or gpu set those fields (docs/language.md).
+  static void applyCaptureFields(Instance& inst) {
+    if (const std::string* node = inst.capture("node")) inst.node = *node;
+    if (const std::string* gpu = inst.capture("gpu")) inst.gpu = *gpu;
+    if (const std::string* rank = inst.capture("rank")) {
+      int64_t r;
+      auto [ptr, ec] = std::from_chars(rank->data(), rank->data() + rank->size(), r);
+      if (ec == std::errc() && ptr == rank->data() + rank->size()) inst.rank = r;
+    }
+  }
+
+  const Bundle& bundle_;
+  const RegexTable& regexes_;
+  const Workload& workload_;
+  const LogFile& file_;
+  const LogScanOptions& options_;
+  hs_scratch_t* scratch_;
+  PrefixOptions prefix_;
+  std::vector<bool> readsSource_;
+  int64_t lastTime_ = 0;
+  std::optional<int64_t> anchor_;  // boot time: wall clock minus kernel monotonic time
+  Interpreter interpreter_;
+};
+
+}  // namespace
+
+LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload& workload,
+                               const LogScanOptions& options) const {
+  LogScanResult result;
+  result.reports.resize(files.size());
+  std::vector<std::vector<Instance>> perFile(files.size());
+  std::vector<uint64_t> lines(files.size(), 0);
+
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, std::max<size_t>(1, files.size()));
+  std::atomic<size_t> next{0};
+  std::string scratchError;
+  auto worker = [&] {
+    hs_scratch_t* scratch = nullptr;
+    if (bundle_.logDatabase && hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) scratch = nullptr;
+    std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
+    for (size_t i = next++; i < files.size(); i = next++) {
+      if (bundle_.logDatabase && !scratch) {
+        result.reports[i] = {"files", files[i].source, ConnectorReport::Status::Error, 0, 0,
+                             "cannot allocate Hyperscan scratch space", 0};
+        continue;
+      }
+      FileScan scan(bundle_, regexes_, workload, files[i], options, scratch);
+      result.reports[i] = scan.run(perFile[i], &lines[i]);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  for (size_t i = 0; i < files.size(); ++i) {
+    result.lines += lines[i];
+    result.bytes += result.reports[i].bytes;
+    for (auto& inst : perFile[i]) {
+      inst.sequence = (static_cast<uint64_t>(i) << 40) | (inst.where.line & ((1ULL << 40) - 1));
+      result.instances.push_back(std::move(inst));
+    }
+  }
+  return result;
+}
+
+}  // namespace attrib::runtime

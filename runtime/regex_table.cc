@@ -1,0 +1,81 @@
+#include "runtime/regex_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+namespace attrib::runtime {
+
+std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* error) {
+  uint32_t options = 0;
+  for (char f : pattern.flags) {
+    if (f == 'i') options |= PCRE2_CASELESS;
+    if (f == 's') options |= PCRE2_DOTALL;
+    if (f == 'u') options |= PCRE2_UTF | PCRE2_UCP;
+  }
+  int code = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* compiled = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.regex.data()), pattern.regex.size(),
+                                       options, &code, &offset, nullptr);
+  if (!compiled) {
+    PCRE2_UCHAR buffer[256];
+    pcre2_get_error_message(code, buffer, sizeof buffer);
+    *error = fmt::format("PCRE2 cannot compile /{}/: {}", pattern.regex, reinterpret_cast<char*>(buffer));
+    return nullptr;
+  }
+  pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);  // best effort: the interpreter is the fallback
+  std::unique_ptr<Regex> re(new Regex());
+  re->code_ = compiled;
+  uint32_t count = 0, entrySize = 0;
+  PCRE2_SPTR table = nullptr;
+  pcre2_pattern_info(compiled, PCRE2_INFO_NAMECOUNT, &count);
+  pcre2_pattern_info(compiled, PCRE2_INFO_NAMEENTRYSIZE, &entrySize);
+  pcre2_pattern_info(compiled, PCRE2_INFO_NAMETABLE, &table);
+  for (uint32_t i = 0; i < count; ++i) {
+    PCRE2_SPTR entry = table + i * entrySize;
+    re->names_.emplace_back((entry[0] << 8) | entry[1], reinterpret_cast<const char*>(entry + 2));
+  }
+  std::sort(re->names_.begin(), re->names_.end());
+  return re;
+}
+
+Regex::~Regex() { pcre2_code_free(code_); }
+
+bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures) const {
+  // Match data sized for this pattern, one per thread and pattern shape; allocated lazily.
+  thread_local std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
+      pcre2_match_data_create(256, nullptr), pcre2_match_data_free);
+  int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, data.get(), nullptr);
+  if (rc < 0) return false;  // no match, or a matching error (treated as no match)
+  if (captures) {
+    PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
+    uint32_t pairs = pcre2_get_ovector_count(data.get());
+    for (const auto& [group, name] : names_) {
+      if (group >= pairs || ovector[2 * group] == PCRE2_UNSET) continue;
+      captures->emplace_back(name, std::string(text.substr(ovector[2 * group], ovector[2 * group + 1] - ovector[2 * group])));
+    }
+  }
+  return true;
+}
+
+bool RegexTable::build(const ir::Program& program, std::string* error) {
+  for (const auto& p : program.regexes) {
+    auto re = Regex::compile(p, error);
+    if (!re) return false;
+    expressions_.push_back(std::move(re));
+  }
+  patterns_.resize(program.symptoms.size());
+  for (size_t s = 0; s < program.symptoms.size(); ++s) {
+    for (const auto& p : program.symptoms[s].patterns) {
+      auto re = Regex::compile(p, error);
+      if (!re) return false;
+      patterns_[s].push_back(std::move(re));
+    }
+  }
+  return true;
+}
+
+}  // namespace attrib::runtime

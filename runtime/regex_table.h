@@ -1,0 +1,50 @@
+// PCRE2 programs for every regex of a rule set: the capture patterns of log symptoms (run on
+// the lines Hyperscan matched, to confirm the match on that line alone and extract named
+// groups) and the `=~` regexes of predicates. Compiled once per bundle with the JIT when
+// available; matching needs per-thread match data (MatchScratch).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/ir.h"
+
+struct pcre2_real_code_8;
+struct pcre2_real_match_data_8;
+
+namespace attrib::runtime {
+
+class Regex {
+ public:
+  // Returns nullptr and sets `error` when PCRE2 rejects the pattern (a bundle from another
+  // PCRE2 build could); never for bundles attribc checked with this library.
+  static std::unique_ptr<Regex> compile(const ir::Pattern& pattern, std::string* error);
+  ~Regex();
+
+  // Whether `text` matches; when it does and `captures` is given, appends the named groups
+  // that participated in the match, in pattern order.
+  bool match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures = nullptr) const;
+
+ private:
+  Regex() = default;
+  pcre2_real_code_8* code_ = nullptr;
+  std::vector<std::pair<uint32_t, std::string>> names_;  // group number, name
+};
+
+// Every regex of a program, indexed like Program::regexes, and per (symptom, pattern).
+class RegexTable {
+ public:
+  bool build(const ir::Program& program, std::string* error);
+  const Regex& expression(int32_t index) const { return *expressions_[index]; }
+  const Regex& pattern(int32_t symptom, int32_t pattern) const { return *patterns_[symptom][pattern]; }
+
+ private:
+  std::vector<std::unique_ptr<Regex>> expressions_;
+  std::vector<std::vector<std::unique_ptr<Regex>>> patterns_;
+};
+
+}  // namespace attrib::runtime

@@ -1,0 +1,449 @@
+#include "runtime/timestamp.h"
+
+#include <limits>
+
+namespace attrib::runtime {
+namespace {
+
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+constexpr int64_t kSecondsPerDay = 86'400;
+constexpr int64_t kNanosPerDay = kSecondsPerDay * kNanosPerSecond;
+
+// Character classes on raw bytes: no <cctype>, so no locale and no sign-extension pitfalls.
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool isAlnum(char c) { return isDigit(c) || isAlpha(c); }
+bool isBlank(char c) { return c == ' ' || c == '\t'; }
+char toLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+size_t skipBlanks(std::string_view s, size_t pos) {
+  while (pos < s.size() && isBlank(s[pos])) ++pos;
+  return pos;
+}
+
+bool consume(std::string_view s, size_t* pos, char c) {
+  if (*pos >= s.size() || s[*pos] != c) return false;
+  ++*pos;
+  return true;
+}
+
+// Exactly `n` decimal digits at *pos.
+bool fixedDigits(std::string_view s, size_t* pos, size_t n, int* out) {
+  if (*pos + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = 0; i < n; ++i) {
+    char c = s[*pos + i];
+    if (!isDigit(c)) return false;
+    v = v * 10 + (c - '0');
+  }
+  *pos += n;
+  *out = v;
+  return true;
+}
+
+// One or more digits whose value fits in `limit`; fails rather than wrapping on overflow.
+bool unsignedNumber(std::string_view s, size_t* pos, int64_t limit, int64_t* out) {
+  size_t p = *pos;
+  int64_t v = 0;
+  while (p < s.size() && isDigit(s[p])) {
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s[p] - '0', &v) || v > limit) {
+      return false;
+    }
+    ++p;
+  }
+  if (p == *pos) return false;
+  *pos = p;
+  *out = v;
+  return true;
+}
+
+// The digits after a decimal separator, as nanoseconds. Digits past the ninth are consumed
+// but ignored, so a finer clock truncates towards the past instead of failing.
+bool fractionNanos(std::string_view s, size_t* pos, int64_t* nanos) {
+  size_t p = *pos;
+  int64_t value = 0, scale = kNanosPerSecond / 10;
+  while (p < s.size() && isDigit(s[p])) {
+    value += (s[p] - '0') * scale;
+    scale /= 10;
+    ++p;
+  }
+  if (p == *pos) return false;
+  *pos = p;
+  *nanos = value;
+  return true;
+}
+
+// ---- Proleptic Gregorian calendar arithmetic (Howard Hinnant's algorithms) ----
+
+bool isLeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int daysInMonth(int64_t y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && isLeapYear(y) ? 29 : kDays[m - 1];
+}
+
+bool validDate(int64_t y, int m, int d) { return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m); }
+
+// Days since 1970-01-01 of a valid date.
+int64_t daysFromCivil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;                                    // [0, 399]
+  const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;  // [0, 365]
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;            // [0, 146096]
+  return era * 146097 + doe - 719468;
+}
+
+// The year containing day `days` since 1970-01-01.
+int64_t yearFromDays(int64_t days) {
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t doe = days - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;  // March-based month: 10 and 11 are January, February
+  return yoe + era * 400 + (mp >= 10);
+}
+
+// 0 = Sunday; 1970-01-01 was a Thursday.
+int weekdayFromDays(int64_t days) {
+  int64_t w = (days + 4) % 7;
+  return static_cast<int>(w < 0 ? w + 7 : w);
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+// Nanoseconds since the epoch of a local date and time `offsetSeconds` east of UTC; empty when
+// the instant does not fit in int64 nanoseconds (years outside 1678..2261).
+std::optional<int64_t> toEpochNanos(int64_t y, int m, int d, int64_t nanosOfDay, int64_t offsetSeconds) {
+  // Cannot overflow: |days| < 4e6 for four-digit years.
+  int64_t seconds = daysFromCivil(y, m, d) * kSecondsPerDay + nanosOfDay / kNanosPerSecond - offsetSeconds;
+  int64_t fraction = nanosOfDay % kNanosPerSecond;
+  if (seconds < 0 && fraction > 0) {
+    // Borrow a second so the product stays in range down to INT64_MIN itself.
+    ++seconds;
+    fraction -= kNanosPerSecond;
+  }
+  int64_t nanos;
+  if (__builtin_mul_overflow(seconds, kNanosPerSecond, &nanos) || __builtin_add_overflow(nanos, fraction, &nanos)) {
+    return std::nullopt;
+  }
+  return nanos;
+}
+
+// ---- Pieces of timestamps. Each parser advances *pos only when it succeeds. ----
+
+// "HH:MM:SS" with an optional fraction after '.' (or ',' when `allowComma`, as Python's
+// asctime writes it). Hour 24 and leap second 60 are rejected.
+bool clockNanos(std::string_view s, size_t* pos, bool allowComma, int64_t* nanos) {
+  size_t p = *pos;
+  int h, m, sec;
+  if (!fixedDigits(s, &p, 2, &h) || !consume(s, &p, ':') || !fixedDigits(s, &p, 2, &m) ||
+      !consume(s, &p, ':') || !fixedDigits(s, &p, 2, &sec)) {
+    return false;
+  }
+  if (h > 23 || m > 59 || sec > 59) return false;
+  int64_t frac = 0;
+  if (p + 1 < s.size() && (s[p] == '.' || (allowComma && s[p] == ',')) && isDigit(s[p + 1])) {
+    ++p;
+    fractionNanos(s, &p, &frac);
+  }
+  if (p < s.size() && isDigit(s[p])) return false;  // "10:00:001" is not a clock
+  *pos = p;
+  *nanos = ((h * 60 + m) * 60 + sec) * kNanosPerSecond + frac;
+  return true;
+}
+
+// A case-sensitive English three-letter name from `names` (no locale: logs are written in C).
+bool abbreviation(std::string_view s, size_t* pos, const char* const* names, int count, int* index) {
+  if (*pos + 3 > s.size()) return false;
+  std::string_view word = s.substr(*pos, 3);
+  for (int i = 0; i < count; ++i) {
+    if (word == names[i]) {
+      *pos += 3;
+      *index = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool monthName(std::string_view s, size_t* pos, int* month) {
+  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  if (!abbreviation(s, pos, kMonths, 12, month)) return false;
+  ++*month;
+  return true;
+}
+
+bool weekdayName(std::string_view s, size_t* pos, int* weekday) {
+  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  return abbreviation(s, pos, kDays, 7, weekday);
+}
+
+// "Nov 29 20:28:29", "Nov  9 20:28:29" (ctime pads the day with a space) or "Nov 9 20:28:29".
+// The day is checked against the month allowing February 29; the year is checked later.
+struct MonthDayClock {
+  int month = 0, day = 0;
+  int64_t nanosOfDay = 0;
+};
+
+bool monthDayClock(std::string_view s, size_t* pos, MonthDayClock* out) {
+  size_t p = *pos;
+  MonthDayClock v;
+  if (!monthName(s, &p, &v.month) || !consume(s, &p, ' ')) return false;
+  if (consume(s, &p, ' ')) {
+    if (!fixedDigits(s, &p, 1, &v.day)) return false;
+  } else if (!fixedDigits(s, &p, 2, &v.day) && !fixedDigits(s, &p, 1, &v.day)) {
+    return false;
+  }
+  if (!consume(s, &p, ' ') || !clockNanos(s, &p, /*allowComma=*/false, &v.nanosOfDay)) return false;
+  if (!validDate(2000, v.month, v.day)) return false;  // 2000 is a leap year: Feb 29 passes here
+  *pos = p;
+  *out = v;
+  return true;
+}
+
+// "Z", "+02:00", "-0700" or "+02", as seconds east of UTC.
+bool zoneOffset(std::string_view s, size_t* pos, int64_t* offsetSeconds) {
+  size_t p = *pos;
+  if (p < s.size() && (s[p] == 'Z' || s[p] == 'z')) {
+    *pos = p + 1;
+    *offsetSeconds = 0;
+    return true;
+  }
+  if (p >= s.size() || (s[p] != '+' && s[p] != '-')) return false;
+  const int sign = s[p++] == '-' ? -1 : 1;
+  int h, m = 0;
+  if (!fixedDigits(s, &p, 2, &h)) return false;
+  if (consume(s, &p, ':')) {
+    if (!fixedDigits(s, &p, 2, &m)) return false;
+  } else if (p < s.size() && isDigit(s[p]) && !fixedDigits(s, &p, 2, &m)) {
+    return false;
+  }
+  if (h > 23 || m > 59) return false;
+  *pos = p;
+  *offsetSeconds = sign * (h * 3600 + m * 60);
+  return true;
+}
+
+// ---- The prefix items. ----
+
+struct Item {
+  enum Kind { kTime, kMonotonic, kRank } kind = kTime;
+  std::optional<int64_t> value;  // empty for a syslog time whose year cannot be inferred
+  bool syslog = false;           // a syslog timestamp: host and program follow, nothing more
+};
+
+// RFC 3339 / ISO 8601 "2026-01-01T10:00:00.123+02:00", also with a space for 'T' and ',' for
+// '.' (asctime). A timestamp without a zone is local time at options.utcOffsetSeconds. The
+// timestamp must end at a non-alphanumeric byte, so "...00Zjunk" is not a timestamp.
+bool isoTimestamp(std::string_view s, size_t* pos, const PrefixOptions& options, int64_t* time) {
+  size_t p = *pos;
+  int y, mo, d;
+  int64_t nanosOfDay;
+  if (!fixedDigits(s, &p, 4, &y) || !consume(s, &p, '-') || !fixedDigits(s, &p, 2, &mo) ||
+      !consume(s, &p, '-') || !fixedDigits(s, &p, 2, &d) || p >= s.size() ||
+      (s[p] != 'T' && s[p] != 't' && s[p] != ' ')) {
+    return false;
+  }
+  ++p;
+  if (!validDate(y, mo, d) || !clockNanos(s, &p, /*allowComma=*/true, &nanosOfDay)) return false;
+  int64_t offset = options.utcOffsetSeconds;
+  const bool zoneFollows = p < s.size() && (s[p] == 'Z' || s[p] == 'z' ||
+                                            ((s[p] == '+' || s[p] == '-') && p + 1 < s.size() && isDigit(s[p + 1])));
+  if (zoneFollows && !zoneOffset(s, &p, &offset)) return false;
+  if (p < s.size() && isAlnum(s[p])) return false;
+  auto t = toEpochNanos(y, mo, d, nanosOfDay, offset);
+  if (!t) return false;
+  *pos = p;
+  *time = *t;
+  return true;
+}
+
+// The year of a syslog date: its latest occurrence no later than 31 days after the reference
+// time. So a log that starts on Jan 2 reads "Dec 31" as the previous year, and a log that
+// starts on Dec 20 reads "Jan 5" as the next year. Feb 29 goes back to the latest leap year.
+std::optional<int64_t> syslogTime(const MonthDayClock& when, const PrefixOptions& options) {
+  if (!options.referenceTime) return std::nullopt;
+  const int64_t reference = *options.referenceTime;
+  int64_t limit;
+  if (__builtin_add_overflow(reference, 31 * kNanosPerDay, &limit)) limit = std::numeric_limits<int64_t>::max();
+  // The search starts a year past the reference, so the local/UTC difference of the year at
+  // New Year does not matter. Gregorian leap years are at most 8 years apart (1896 -> 1904),
+  // so Feb 29 is always found.
+  const int64_t referenceYear = yearFromDays(floorDiv(reference, kNanosPerDay));
+  for (int64_t y = referenceYear + 1; y >= referenceYear - 8; --y) {
+    if (!validDate(y, when.month, when.day)) continue;
+    auto t = toEpochNanos(y, when.month, when.day, when.nanosOfDay, options.utcOffsetSeconds);
+    if (t && *t <= limit) return t;
+  }
+  return std::nullopt;
+}
+
+// "Nov 29 20:28:29" at the start of a syslog line. Recognised even without a reference time
+// (so the message start is right), but then it has no value.
+bool syslogTimestamp(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
+  size_t p = *pos;
+  MonthDayClock when;
+  if (!monthDayClock(s, &p, &when)) return false;
+  if (p < s.size() && !isBlank(s[p])) return false;
+  *pos = p;
+  *item = Item{Item::kTime, syslogTime(when, options), /*syslog=*/true};
+  return true;
+}
+
+// Inside brackets, after '[': "Sun Nov 29 20:28:29 2026]" (dmesg -T, local time). The weekday
+// must agree with the date.
+bool ctimeInBrackets(std::string_view s, size_t* pos, const PrefixOptions& options, int64_t* time) {
+  size_t p = *pos;
+  int weekday, year;
+  MonthDayClock when;
+  if (!weekdayName(s, &p, &weekday) || !consume(s, &p, ' ') || !monthDayClock(s, &p, &when) ||
+      !consume(s, &p, ' ') || !fixedDigits(s, &p, 4, &year) || !consume(s, &p, ']')) {
+    return false;
+  }
+  if (!validDate(year, when.month, when.day) ||
+      weekdayFromDays(daysFromCivil(year, when.month, when.day)) != weekday) {
+    return false;
+  }
+  auto t = toEpochNanos(year, when.month, when.day, when.nanosOfDay, options.utcOffsetSeconds);
+  if (!t) return false;
+  *pos = p;
+  *time = *t;
+  return true;
+}
+
+// Inside brackets, after '[': "12345.678901]" or "    0.000000]" (the kernel pads with spaces).
+bool monotonicInBrackets(std::string_view s, size_t* pos, int64_t* nanos) {
+  size_t p = skipBlanks(s, *pos);
+  int64_t seconds, frac;
+  if (!unsignedNumber(s, &p, std::numeric_limits<int64_t>::max() / kNanosPerSecond - 1, &seconds) ||
+      !consume(s, &p, '.') || !fractionNanos(s, &p, &frac) || !consume(s, &p, ']')) {
+    return false;
+  }
+  *pos = p;
+  *nanos = seconds * kNanosPerSecond + frac;
+  return true;
+}
+
+// Inside brackets, after '[': "rank12]:" or "Rank 12]" (any case; the ':' is optional).
+bool rankInBrackets(std::string_view s, size_t* pos, int32_t* rank) {
+  size_t p = *pos;
+  static constexpr std::string_view kRank = "rank";
+  if (p + kRank.size() > s.size()) return false;
+  for (char c : kRank) {
+    if (toLower(s[p++]) != c) return false;
+  }
+  consume(s, &p, ' ');
+  int64_t value;
+  if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ']')) return false;
+  consume(s, &p, ':');
+  *pos = p;
+  *rank = static_cast<int32_t>(value);
+  return true;
+}
+
+// One bracketed item: rank, kernel monotonic time, dmesg -T, or an ISO timestamp in brackets
+// ("[2026-01-01 10:00:00,123]", as torch.distributed's launcher writes).
+bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
+  size_t p = *pos;
+  if (!consume(s, &p, '[')) return false;
+  int32_t rank;
+  int64_t value;
+  if (rankInBrackets(s, &p, &rank)) {
+    *item = Item{Item::kRank, rank};
+  } else if (monotonicInBrackets(s, &p, &value)) {
+    *item = Item{Item::kMonotonic, value};
+  } else if (ctimeInBrackets(s, &p, options, &value)) {
+    *item = Item{Item::kTime, value};
+  } else if (isoTimestamp(s, &p, options, &value) && consume(s, &p, ']')) {
+    *item = Item{Item::kTime, value};
+  } else {
+    return false;
+  }
+  *pos = p;
+  return true;
+}
+
+bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
+  if (*pos >= s.size()) return false;
+  int64_t time;
+  if (s[*pos] == '[') return bracketed(s, pos, options, item);
+  if (isDigit(s[*pos]) && isoTimestamp(s, pos, options, &time)) {
+    *item = Item{Item::kTime, time};
+    return true;
+  }
+  return syslogTimestamp(s, pos, options, item);
+}
+
+// srun --label: "12: " (srun right-aligns the number with spaces in large jobs). Only at the
+// start of the line, where srun puts it; a ':' at the end of the line also counts.
+bool srunLabel(std::string_view s, size_t* pos, int32_t* rank) {
+  size_t p = skipBlanks(s, *pos);
+  int64_t value;
+  if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ':')) return false;
+  if (p < s.size() && !isBlank(s[p])) return false;
+  *pos = p;
+  *rank = static_cast<int32_t>(value);
+  return true;
+}
+
+// A kernel line forwarded by syslog: after the timestamp comes "host kernel: [123.456] ...".
+std::optional<int64_t> forwardedKernelTime(std::string_view s, size_t pos) {
+  const size_t hostStart = pos;
+  while (pos < s.size() && !isBlank(s[pos])) ++pos;
+  if (pos == hostStart || !consume(s, &pos, ' ')) return std::nullopt;
+  static constexpr std::string_view kKernel = "kernel:";
+  if (s.substr(pos, kKernel.size()) != kKernel) return std::nullopt;
+  pos = skipBlanks(s, pos + kKernel.size());
+  int64_t nanos;
+  if (!consume(s, &pos, '[') || !monotonicInBrackets(s, &pos, &nanos)) return std::nullopt;
+  return nanos;
+}
+
+}  // namespace
+
+LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) {
+  LinePrefix out;
+  size_t pos = 0;
+  // Invariant: out.length == pos, the end of the last item and its trailing blanks.
+  bool rankFromSrun = false, haveTime = false, lastWasTime = false;
+  int32_t rank;
+  if (options.srunLabels && srunLabel(line, &pos, &rank)) {
+    out.rank = rank;
+    rankFromSrun = true;
+    pos = skipBlanks(line, pos);
+    out.length = pos;
+  }
+  Item item;
+  while (prefixItem(line, &pos, options, &item)) {
+    switch (item.kind) {
+      case Item::kTime:
+        // The first (outermost) timestamp wins; later ones are consumed as part of the prefix.
+        if (!haveTime) out.time = item.value;
+        haveTime = true;
+        break;
+      case Item::kMonotonic:
+        if (!out.monotonic) out.monotonic = item.value;
+        break;
+      case Item::kRank:
+        // The application's own "[rankN]" beats srun's label, which counts tasks (nodes when
+        // srun starts torchrun); otherwise the first rank wins.
+        if (!out.rank || rankFromSrun) out.rank = item.value;
+        rankFromSrun = false;
+        break;
+    }
+    lastWasTime = item.kind == Item::kTime;
+    pos = skipBlanks(line, pos);
+    out.length = pos;
+    if (item.syslog) break;  // host and program follow: they belong to the message
+  }
+  if (lastWasTime && !out.monotonic) out.monotonic = forwardedKernelTime(line, pos);
+  return out;
+}
+
+}  // namespace attrib::runtime

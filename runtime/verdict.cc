@@ -1,0 +1,179 @@
+#include "runtime/verdict.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/time_format.h"
+
+namespace attrib::runtime {
+
+const char* statusName(ConnectorReport::Status status) {
+  switch (status) {
+    case ConnectorReport::Status::Ok: return "ok";
+    case ConnectorReport::Status::Empty: return "empty";
+    case ConnectorReport::Status::Partial: return "partial";
+    case ConnectorReport::Status::Error: return "error";
+  }
+  return "error";
+}
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json optTime(const std::optional<int64_t>& t) { return t ? ordered_json(formatTime(*t)) : ordered_json(); }
+ordered_json optString(const std::string& s) { return s.empty() ? ordered_json() : ordered_json(s); }
+
+ordered_json evidenceJson(const EvidenceLine& e) {
+  ordered_json j;
+  j["source"] = e.source;
+  j["connector"] = e.connector;
+  j["node"] = optString(e.node);
+  j["time"] = optTime(e.time);
+  j["line"] = e.line;
+  j["where"] = {{"location", e.location}, {"offset", e.offset}, {"line", e.lineNumber}};
+  return j;
+}
+
+ordered_json findingJson(const SymptomFinding& f) {
+  ordered_json j;
+  j["symptom"] = f.symptom;
+  j["title"] = f.title;
+  j["family"] = f.family;
+  j["node"] = optString(f.node);
+  j["rank"] = f.rank ? ordered_json(*f.rank) : ordered_json();
+  j["gpu"] = optString(f.gpu);
+  j["time"] = formatTime(f.time);
+  j["time_estimated"] = !f.timeKnown;
+  ordered_json evidence = ordered_json::array();
+  for (const auto& e : f.evidence) evidence.push_back(evidenceJson(e));
+  j["evidence"] = std::move(evidence);
+  return j;
+}
+
+ordered_json nodesJson(const std::vector<NodeFinding>& nodes) {
+  ordered_json out = ordered_json::array();
+  for (const auto& n : nodes) out.push_back({{"node", n.node}, {"symptoms", n.symptoms}});
+  return out;
+}
+
+}  // namespace
+
+std::string toJson(const Verdict& v, const RenderOptions& options) {
+  ordered_json j;
+  j["schema"] = "attrib.verdict/v1";
+  const Workload& w = v.workload;
+  ordered_json workload;
+  workload["id"] = w.id;
+  workload["scheduler"] = optString(w.scheduler);
+  workload["name"] = optString(w.name);
+  workload["state"] = ir::stateName(w.state);
+  workload["exit_code"] = w.exitCode ? ordered_json(*w.exitCode) : ordered_json();
+  workload["start"] = optTime(w.start);
+  workload["end"] = optTime(w.end);
+  workload["nodes"] = w.nodes;
+  std::optional<int64_t> ranks = w.ranks;
+  if (!ranks && w.ranksPerNode && !w.nodes.empty()) ranks = *w.ranksPerNode * static_cast<int64_t>(w.nodes.size());
+  workload["ranks"] = ranks ? ordered_json(*ranks) : ordered_json();
+  j["workload"] = std::move(workload);
+  j["terminal_state"] = ir::stateName(w.state);
+
+  ordered_json outcomes = ordered_json::array();
+  for (const auto& o : v.outcomes) outcomes.push_back({{"name", o.name}, {"family", o.family}, {"title", o.title}});
+  if (v.outcomes.empty()) {
+    outcomes.push_back({{"name", "unknown"}, {"family", "unknown"}, {"title", "No failure pattern matched"}});
+  }
+  j["outcome"] = std::move(outcomes);
+  j["root_cause"] = v.root ? findingJson(*v.root) : ordered_json();
+  j["bad_nodes"] = nodesJson(v.badNodes);
+  j["interesting_nodes"] = nodesJson(v.interestingNodes);
+  ordered_json others = ordered_json::array();
+  for (const auto& f : v.otherCauses) others.push_back(findingJson(f));
+  j["other_causes"] = std::move(others);
+  ordered_json downstream = ordered_json::array();
+  for (const auto& d : v.downstream) {
+    downstream.push_back({{"symptom", d.symptom}, {"count", d.count}, {"nodes", d.nodes}, {"ranks", d.ranks},
+                          {"first", formatTime(d.first)}, {"explained_by", d.explainedBy}, {"rule", d.rule}});
+  }
+  j["downstream"] = std::move(downstream);
+  j["recommendation"] = {{"actions", v.actions}, {"nodes", v.actionNodes}};
+  j["confidence"] = std::round(v.confidence * 1000) / 1000;
+  j["confidence_notes"] = v.confidenceNotes;
+  ordered_json reports = ordered_json::array();
+  for (const auto& r : v.reports) {
+    reports.push_back({{"connector", r.connector},
+                       {"source", r.source},
+                       {"status", statusName(r.status)},
+                       {"observations", r.observations},
+                       {"bytes", r.bytes},
+                       {"reason", optString(r.reason)},
+                       {"elapsed_ms", options.timings ? r.elapsedMs : 0}});
+  }
+  j["connector_reports"] = std::move(reports);
+  j["ruleset"] = {{"name", v.rulesetName}, {"version", v.rulesetVersion}, {"digest", v.rulesetDigest}};
+  j["stats"] = {{"lines_scanned", v.stats.linesScanned},
+                {"bytes_scanned", v.stats.bytesScanned},
+                {"metric_samples", v.stats.metricSamples},
+                {"symptoms", v.stats.symptoms},
+                {"evaluator", v.stats.evaluator},
+                {"elapsed_ms",
+                 {{"collect", options.timings ? v.stats.collectMs : 0},
+                  {"scan", options.timings ? v.stats.scanMs : 0},
+                  {"refine", options.timings ? v.stats.refineMs : 0}}}};
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string toText(const Verdict& v) {
+  std::string out;
+  const Workload& w = v.workload;
+  out += fmt::format("workload   {}  ({}{})\n", w.id.empty() ? "-" : w.id, ir::stateName(w.state),
+                     w.exitCode ? fmt::format(", exit code {}", *w.exitCode) : "");
+  if (v.outcomes.empty()) {
+    out += "outcome    unknown: no failure pattern matched\n";
+  } else {
+    for (size_t i = 0; i < v.outcomes.size(); ++i) {
+      const auto& o = v.outcomes[i];
+      out += fmt::format("{}{} [{}]{}\n", i == 0 ? "outcome    " : "           ", o.name, o.family,
+                         o.title.empty() ? "" : ": " + o.title);
+    }
+  }
+  if (v.root) {
+    const auto& r = *v.root;
+    out += fmt::format("root cause {}{}{}{} at {}{}\n", r.symptom, r.node.empty() ? "" : " on " + r.node,
+                       r.gpu.empty() ? "" : " gpu " + r.gpu, r.rank ? fmt::format(" rank {}", *r.rank) : "",
+                       formatTime(r.time), r.timeKnown ? "" : " (estimated)");
+    for (const auto& e : r.evidence) {
+      out += fmt::format("           {}:{}: {}\n", e.location, e.lineNumber, e.line);
+    }
+  } else {
+    out += "root cause none found\n";
+  }
+  if (!v.badNodes.empty()) {
+    out += "bad nodes  ";
+    for (size_t i = 0; i < v.badNodes.size(); ++i) out += (i ? ", " : "") + v.badNodes[i].node;
+    out += "\n";
+  }
+  for (const auto& d : v.downstream) {
+    out += fmt::format("downstream {} x{} on {} node(s), explained by {}\n", d.symptom, d.count, d.nodes, d.explainedBy);
+  }
+  if (!v.actions.empty()) {
+    out += "action     ";
+    for (size_t i = 0; i < v.actions.size(); ++i) out += (i ? ", " : "") + v.actions[i];
+    if (!v.actionNodes.empty()) {
+      out += " (";
+      for (size_t i = 0; i < v.actionNodes.size(); ++i) out += (i ? ", " : "") + v.actionNodes[i];
+      out += ")";
+    }
+    out += "\n";
+  }
+  out += fmt::format("confidence {:.2f}\n", v.confidence);
+  for (const auto& note : v.confidenceNotes) out += fmt::format("           {}\n", note);
+  size_t missing = 0;
+  for (const auto& r : v.reports) missing += r.status == ConnectorReport::Status::Error || r.status == ConnectorReport::Status::Partial;
+  out += fmt::format("evidence   {} lines from {} source(s){}\n", v.stats.linesScanned, v.reports.size(),
+                     missing ? fmt::format(", {} with problems (see connector_reports)", missing) : "");
+  return out;
+}
+
+}  // namespace attrib::runtime

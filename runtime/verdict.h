@@ -1,0 +1,78 @@
+// The verdict: what attrib answers for one workload (schema "attrib.verdict/v1", VERDICT.md).
+// Plain data produced by the attribution phases; rendered as JSON for machines and as a short
+// text summary for people. Rendering is deterministic: the same verdict gives the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/timeline.h"
+
+namespace attrib::runtime {
+
+struct EvidenceLine {
+  std::string source, connector, node;
+  std::optional<int64_t> time;  // absent when the evidence carried no time of its own
+  std::string line;
+  std::string location;         // file path or stream
+  uint64_t offset = 0, lineNumber = 0;
+};
+
+struct SymptomFinding {
+  std::string symptom, title, family;
+  std::string node, gpu;
+  std::optional<int64_t> rank;
+  int64_t time = 0;
+  bool timeKnown = false;
+  std::vector<EvidenceLine> evidence;
+};
+
+struct NodeFinding {
+  std::string node;
+  std::vector<std::string> symptoms;  // sorted, unique
+};
+
+struct DownstreamGroup {
+  std::string symptom;
+  uint64_t count = 0, nodes = 0, ranks = 0;
+  int64_t first = 0;
+  std::string explainedBy;  // "symptom@node"
+  std::string rule;
+};
+
+struct OutcomeFinding {
+  std::string name, family, title;
+  std::vector<std::string> actions;
+  double confidence = 0;
+};
+
+struct Verdict {
+  Workload workload;
+  std::vector<OutcomeFinding> outcomes;  // empty: unknown
+  std::optional<SymptomFinding> root;
+  std::vector<SymptomFinding> otherCauses;  // unexplained causes besides the root
+  std::vector<NodeFinding> badNodes, interestingNodes;
+  std::vector<DownstreamGroup> downstream;
+  std::vector<std::string> actions, actionNodes;
+  double confidence = 0;
+  std::vector<std::string> confidenceNotes;
+  std::vector<ConnectorReport> reports;
+  std::string rulesetName, rulesetVersion, rulesetDigest;
+  struct Stats {
+    uint64_t linesScanned = 0, bytesScanned = 0, metricSamples = 0, symptoms = 0;
+    int64_t collectMs = 0, scanMs = 0, refineMs = 0;
+    std::string evaluator = "interpreter";
+  } stats;
+  // Stats that vary between runs (timings) are left out of `deterministic` renderings.
+};
+
+struct RenderOptions {
+  bool timings = true;  // false: elapsed times are rendered as 0 (byte-identical output)
+};
+
+std::string toJson(const Verdict& v, const RenderOptions& options = {});
+std::string toText(const Verdict& v);
+
+}  // namespace attrib::runtime

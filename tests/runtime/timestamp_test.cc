@@ -1,0 +1,442 @@
+#include "runtime/timestamp.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace attrib::runtime {
+namespace {
+
+constexpr int64_t kSecond = 1'000'000'000;
+
+// 2026-01-01T10:00:00Z.
+constexpr int64_t kNewYearTen = 1767261600 * kSecond;
+// 2026-11-29T20:28:29Z, a Sunday.
+constexpr int64_t kNov29 = 1795984109 * kSecond;
+
+// Seconds since the epoch of midnight UTC on a few dates, for reference times.
+constexpr int64_t k20251220 = 1766188800 * kSecond;
+constexpr int64_t k20260102 = 1767312000 * kSecond;
+constexpr int64_t k20260301 = 1772323200 * kSecond;
+constexpr int64_t k20260701 = 1782864000 * kSecond;
+
+PrefixOptions reference(int64_t time) {
+  PrefixOptions options;
+  options.referenceTime = time;
+  return options;
+}
+
+PrefixOptions srun() {
+  PrefixOptions options;
+  options.srunLabels = true;
+  return options;
+}
+
+// The message after the prefix.
+std::string_view message(std::string_view line, const LinePrefix& p) { return line.substr(p.length); }
+
+void expectNothing(std::string_view line, const PrefixOptions& options = {}) {
+  SCOPED_TRACE(std::string(line));
+  LinePrefix p = parseLinePrefix(line, options);
+  EXPECT_FALSE(p.time);
+  EXPECT_FALSE(p.monotonic);
+  EXPECT_FALSE(p.rank);
+  EXPECT_EQ(p.length, 0u);
+}
+
+TEST(Timestamp, Rfc3339Utc) {
+  std::string_view line = "2026-01-01T10:00:00Z msg";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.time, kNewYearTen);
+  EXPECT_FALSE(p.monotonic);
+  EXPECT_FALSE(p.rank);
+  EXPECT_EQ(message(line, p), "msg");
+  EXPECT_EQ(parseLinePrefix("1970-01-01T00:00:00Z").time, 0);
+  EXPECT_EQ(parseLinePrefix("1970-01-01T00:00:00Z").length, 20u);
+  EXPECT_EQ(parseLinePrefix("2026-01-01t10:00:00z x").time, kNewYearTen);
+  EXPECT_EQ(parseLinePrefix("1969-12-31T23:59:59.999999999Z").time, -1);
+}
+
+TEST(Timestamp, FractionsToTheNanosecond) {
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00.5Z").time, kNewYearTen + 500'000'000);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00.123Z").time, kNewYearTen + 123'000'000);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00.123456Z").time, kNewYearTen + 123'456'000);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00.000000001Z").time, kNewYearTen + 1);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00.987654321Z").time, kNewYearTen + 987'654'321);
+  // Finer than a nanosecond: truncated, and the digits still belong to the timestamp.
+  std::string_view fine = "2026-01-01T10:00:00.9876543219999Z msg";
+  LinePrefix p = parseLinePrefix(fine);
+  EXPECT_EQ(p.time, kNewYearTen + 987'654'321);
+  EXPECT_EQ(message(fine, p), "msg");
+  // A separator without digits is not a fraction; the timestamp ends before it.
+  std::string_view bare = "2026-01-01 10:00:00. msg";
+  p = parseLinePrefix(bare);
+  EXPECT_EQ(p.time, kNewYearTen);
+  EXPECT_EQ(message(bare, p), ". msg");
+}
+
+TEST(Timestamp, ZoneOffsets) {
+  constexpr int64_t kPlusTwo = kNewYearTen - 2 * 3600 * kSecond;
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00.123456+02:00 x").time, kPlusTwo + 123'456'000);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00+0200 x").time, kPlusTwo);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00+02 x").time, kPlusTwo);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00-0700 x").time, kNewYearTen + 7 * 3600 * kSecond);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00-07:00 x").time, kNewYearTen + 7 * 3600 * kSecond);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00+05:30 x").time, kNewYearTen - 19800 * kSecond);
+  // Across a day boundary.
+  EXPECT_EQ(parseLinePrefix("2026-01-01T01:00:00+02:00").time, 1767222000 * kSecond);
+
+  std::string_view line = "2026-01-01T10:00:00-0700 msg";
+  EXPECT_EQ(message(line, parseLinePrefix(line)), "msg");
+
+  // Malformed zones make the whole timestamp unrecognised rather than silently local.
+  expectNothing("2026-01-01T10:00:00+2 x");
+  expectNothing("2026-01-01T10:00:00+02:0 x");
+  expectNothing("2026-01-01T10:00:00+24:00 x");
+  expectNothing("2026-01-01T10:00:00+02:60 x");
+  expectNothing("2026-01-01T10:00:00+020000 x");
+}
+
+TEST(Timestamp, LocalTimeUsesTheConfiguredOffset) {
+  PrefixOptions options;
+  options.utcOffsetSeconds = 3600;  // CET: 11:00 local is 10:00 UTC
+  EXPECT_EQ(parseLinePrefix("2026-01-01T11:00:00 x", options).time, kNewYearTen);
+  EXPECT_EQ(parseLinePrefix("2026-01-01 11:00:00,250 x", options).time, kNewYearTen + 250'000'000);
+  // An explicit zone wins over the configured offset.
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00Z x", options).time, kNewYearTen);
+  options.utcOffsetSeconds = -5 * 3600;
+  EXPECT_EQ(parseLinePrefix("2026-01-01T05:00:00 x", options).time, kNewYearTen);
+}
+
+TEST(Timestamp, PythonAsctimeAndSpaceSeparated) {
+  std::string_view asctime = "2026-01-01 10:00:00,123 - INFO - step 10";
+  LinePrefix p = parseLinePrefix(asctime);
+  EXPECT_EQ(p.time, kNewYearTen + 123'000'000);
+  EXPECT_EQ(message(asctime, p), "- INFO - step 10");
+
+  std::string_view dotted = "2026-01-01 10:00:00.123 INFO x";
+  p = parseLinePrefix(dotted);
+  EXPECT_EQ(p.time, kNewYearTen + 123'000'000);
+  EXPECT_EQ(message(dotted, p), "INFO x");
+
+  // torch.distributed's launcher writes the asctime in brackets.
+  std::string_view bracketed = "[2026-01-01 10:00:00,123] torch.distributed.run: x";
+  p = parseLinePrefix(bracketed);
+  EXPECT_EQ(p.time, kNewYearTen + 123'000'000);
+  EXPECT_EQ(message(bracketed, p), "torch.distributed.run: x");
+  expectNothing("[2026-01-01 10:00:00,123 x");
+}
+
+TEST(Timestamp, LeapYears) {
+  EXPECT_EQ(parseLinePrefix("2024-02-29T12:00:00Z").time, 1709208000 * kSecond);
+  EXPECT_EQ(parseLinePrefix("2028-02-29T00:00:00Z").time, 1835395200 * kSecond);
+  EXPECT_EQ(parseLinePrefix("2000-02-29T00:00:00Z").time, 951782400 * kSecond);
+  EXPECT_EQ(parseLinePrefix("2026-03-01T00:00:00Z").time, k20260301);
+  expectNothing("2026-02-29T00:00:00Z");
+  expectNothing("2100-02-29T00:00:00Z");  // divisible by 100, not by 400
+  expectNothing("1900-02-29T00:00:00Z");
+}
+
+TEST(Timestamp, ImpossibleDatesAreNoTimestamp) {
+  expectNothing("2026-13-01T00:00:00Z msg");
+  expectNothing("2026-00-01T00:00:00Z msg");
+  expectNothing("2026-02-30T00:00:00Z msg");
+  expectNothing("2026-04-31T00:00:00Z msg");
+  expectNothing("2026-01-00T00:00:00Z msg");
+  expectNothing("2026-01-32T00:00:00Z msg");
+  expectNothing("2026-01-01T24:00:00Z msg");
+  expectNothing("2026-01-01T23:60:00Z msg");
+  expectNothing("2026-01-01T23:59:60Z msg");  // leap seconds are not accepted
+  expectNothing("Feb 30 10:00:00 host x", reference(k20260102));
+  expectNothing("Apr 31 10:00:00 host x", reference(k20260102));
+  expectNothing("Nov 29 24:00:00 host x", reference(k20260102));
+  expectNothing("Nov 32 10:00:00 host x", reference(k20260102));
+  expectNothing("Nov 00 10:00:00 host x", reference(k20260102));
+  expectNothing("[Sun Feb 30 20:28:29 2026] x");
+}
+
+TEST(Timestamp, NotQuiteTimestamps) {
+  expectNothing("2026-01-01T10:00:00Zjunk");
+  expectNothing("2026-01-01T10:00:001 x");
+  expectNothing("2026-01-01T10:00 x");  // seconds are required
+  expectNothing("2026-01-01 x");
+  expectNothing("2026-1-01T10:00:00Z");
+  expectNothing("2026-01-01X10:00:00Z");
+  expectNothing("20260101T100000Z");
+  expectNothing("26-01-01T10:00:00Z");
+  expectNothing("nov 29 20:28:29 host x", reference(k20260102));  // month names are case-sensitive
+  expectNothing("Nov 29 20:28:29x", reference(k20260102));
+  expectNothing("Nov 29 20:28 host", reference(k20260102));
+  expectNothing("Nov   9 20:28:29 host", reference(k20260102));
+  expectNothing("Novem 29 20:28:29 host", reference(k20260102));
+}
+
+TEST(Timestamp, OutOfRangeInstants) {
+  // The largest representable instant, and one nanosecond more.
+  EXPECT_EQ(parseLinePrefix("2262-04-11T23:47:16.854775807Z").time, INT64_MAX);
+  expectNothing("2262-04-11T23:47:16.854775808Z");
+  expectNothing("9999-12-31T23:59:59Z");
+  expectNothing("0000-01-01T00:00:00Z");
+  EXPECT_EQ(parseLinePrefix("1677-09-21T00:12:43.145224192Z").time, INT64_MIN);
+}
+
+TEST(Timestamp, Syslog) {
+  std::string_view line = "Nov 29 20:28:29 host sshd[12]: Accepted";
+  LinePrefix p = parseLinePrefix(line, reference(kNov29 - 86400 * kSecond));
+  EXPECT_EQ(p.time, kNov29);
+  EXPECT_FALSE(p.monotonic);
+  // Only the timestamp and its separator: host and program belong to the message.
+  EXPECT_EQ(p.length, 16u);
+  EXPECT_EQ(message(line, p), "host sshd[12]: Accepted");
+
+  const PrefixOptions late2026 = reference(kNov29);
+  EXPECT_EQ(parseLinePrefix("Nov  9 20:28:29 host x", late2026).time, 1794256109 * kSecond);
+  EXPECT_EQ(parseLinePrefix("Nov  9 20:28:29 host x", late2026).length, 16u);
+  EXPECT_EQ(parseLinePrefix("Nov 9 20:28:29 host x", late2026).time, 1794256109 * kSecond);
+  EXPECT_EQ(parseLinePrefix("Nov 9 20:28:29 host x", late2026).length, 15u);
+  EXPECT_EQ(parseLinePrefix("Nov 29 20:28:29.250 host x", late2026).time, kNov29 + 250'000'000);
+  EXPECT_EQ(parseLinePrefix("Nov 29 20:28:29", late2026).time, kNov29);
+  EXPECT_EQ(parseLinePrefix("Nov 29 20:28:29", late2026).length, 15u);
+
+  // Syslog writes local time.
+  PrefixOptions cet = late2026;
+  cet.utcOffsetSeconds = 3600;
+  EXPECT_EQ(parseLinePrefix("Nov 29 21:28:29 host x", cet).time, kNov29);
+}
+
+TEST(Timestamp, SyslogWithoutReferenceHasNoTime) {
+  std::string_view line = "Nov 29 20:28:29 host x";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_FALSE(p.time);
+  EXPECT_EQ(message(line, p), "host x");  // still recognised, so the message starts right
+}
+
+TEST(Timestamp, SyslogYearAcrossNewYear) {
+  // The log starts on Jan 2: a December date is the previous year.
+  EXPECT_EQ(parseLinePrefix("Dec 31 23:59:59 h x", reference(k20260102)).time, 1767225599 * kSecond);
+  EXPECT_EQ(parseLinePrefix("Jan  2 00:00:00 h x", reference(k20260102)).time, k20260102);
+  // The log starts on Dec 20: a January date within a month is the next year.
+  EXPECT_EQ(parseLinePrefix("Jan  5 00:00:00 h x", reference(k20251220)).time, 1767571200 * kSecond);
+  EXPECT_EQ(parseLinePrefix("Dec 20 00:00:00 h x", reference(k20251220)).time, k20251220);
+  // Up to 31 days after the reference is the same year; later is the previous year.
+  EXPECT_EQ(parseLinePrefix("Jul 31 00:00:00 h x", reference(k20260701)).time, k20260701 + 30 * 86400 * kSecond);
+  EXPECT_EQ(parseLinePrefix("Aug  1 00:00:00 h x", reference(k20260701)).time, k20260701 + 31 * 86400 * kSecond);
+  EXPECT_EQ(parseLinePrefix("Aug  1 00:00:01 h x", reference(k20260701)).time,
+            k20260701 + 31 * 86400 * kSecond - 365 * 86400 * kSecond + kSecond);
+  EXPECT_EQ(parseLinePrefix("Nov 29 20:28:29 h x", reference(k20260701)).time, 1764448109 * kSecond);
+  // Feb 29 goes back to the latest leap year.
+  EXPECT_EQ(parseLinePrefix("Feb 29 12:00:00 h x", reference(k20260301)).time, 1709208000 * kSecond);
+  // Local time at New Year: the reference is 2025-12-31T23:30Z, already 2026 at UTC+1.
+  PrefixOptions options = reference(k20260102 - 86400 * kSecond - 1800 * kSecond);  // 2025-12-31T23:30Z
+  options.utcOffsetSeconds = 3600;
+  EXPECT_EQ(parseLinePrefix("Jan  1 00:40:00 h x", options).time, 1767224400 * kSecond);
+}
+
+TEST(Timestamp, KernelMonotonic) {
+  std::string_view line = "[12345.678901] NVRM: Xid 79";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.monotonic, 12345 * kSecond + 678'901'000);
+  EXPECT_FALSE(p.time);
+  EXPECT_EQ(message(line, p), "NVRM: Xid 79");
+
+  std::string_view padded = "[    0.000001] Linux version";
+  p = parseLinePrefix(padded);
+  EXPECT_EQ(p.monotonic, 1000);
+  EXPECT_EQ(message(padded, p), "Linux version");
+  EXPECT_EQ(parseLinePrefix("[1.5]").monotonic, 1'500'000'000);
+  EXPECT_EQ(parseLinePrefix("[1.123456789]").monotonic, 1'123'456'789);
+
+  expectNothing("[12345] x");
+  expectNothing("[12345.] x");
+  expectNothing("[.5] x");
+  expectNothing("[12345.678901 x");
+  expectNothing("[99999999999999999999.5] x");  // overflows int64 nanoseconds
+}
+
+TEST(Timestamp, KernelInsideSyslog) {
+  std::string_view line = "Nov 29 20:28:29 host kernel: [123.456] NVRM: Xid 79";
+  LinePrefix p = parseLinePrefix(line, reference(kNov29));
+  EXPECT_EQ(p.time, kNov29);
+  EXPECT_EQ(p.monotonic, 123'456'000'000);
+  EXPECT_EQ(message(line, p), "host kernel: [123.456] NVRM: Xid 79");
+
+  std::string_view padded = "Nov 29 20:28:29 gpu-node-7 kernel: [    5.000100] x";
+  EXPECT_EQ(parseLinePrefix(padded, reference(kNov29)).monotonic, 5'000'100'000);
+  // Without a reference time the monotonic time is still there.
+  EXPECT_EQ(parseLinePrefix(line).monotonic, 123'456'000'000);
+  // rsyslog's RFC 3339 template.
+  std::string_view rfc = "2026-11-29T20:28:29.5+00:00 host kernel: [123.456] x";
+  p = parseLinePrefix(rfc);
+  EXPECT_EQ(p.time, kNov29 + 500'000'000);
+  EXPECT_EQ(p.monotonic, 123'456'000'000);
+  EXPECT_EQ(message(rfc, p), "host kernel: [123.456] x");
+
+  // Only the kernel's own lines: another program's brackets are just text.
+  EXPECT_FALSE(parseLinePrefix("Nov 29 20:28:29 host python: [123.456] x", reference(kNov29)).monotonic);
+  EXPECT_FALSE(parseLinePrefix("Nov 29 20:28:29 host kernel: 123.456 x", reference(kNov29)).monotonic);
+}
+
+TEST(Timestamp, DmesgHumanReadable) {
+  std::string_view line = "[Sun Nov 29 20:28:29 2026] NVRM: Xid 79";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.time, kNov29);
+  EXPECT_FALSE(p.monotonic);
+  EXPECT_EQ(message(line, p), "NVRM: Xid 79");
+  EXPECT_EQ(parseLinePrefix("[Mon Nov  9 20:28:29 2026] x").time, 1794256109 * kSecond);
+  PrefixOptions cet;
+  cet.utcOffsetSeconds = 3600;
+  EXPECT_EQ(parseLinePrefix("[Sun Nov 29 21:28:29 2026] x", cet).time, kNov29);
+  // The weekday must match the date.
+  expectNothing("[Mon Nov 29 20:28:29 2026] x");
+  expectNothing("[Sun Nov 29 20:28:29 2026 x");
+  expectNothing("[Xyz Nov 29 20:28:29 2026] x");
+}
+
+TEST(Timestamp, Ranks) {
+  std::string_view line = "[rank12]: RuntimeError: x";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.rank, 12);
+  EXPECT_FALSE(p.time);
+  EXPECT_EQ(message(line, p), "RuntimeError: x");
+  EXPECT_EQ(parseLinePrefix("[Rank 12]: x").rank, 12);
+  EXPECT_EQ(parseLinePrefix("[Rank 12]: x").length, 11u);
+  EXPECT_EQ(parseLinePrefix("[Rank 12] x").rank, 12);
+  EXPECT_EQ(parseLinePrefix("[Rank 12] x").length, 10u);
+  EXPECT_EQ(parseLinePrefix("[RANK0]:[W1201 10:00:00.1 ProcessGroupNCCL.cpp:1] x").rank, 0);
+  EXPECT_EQ(parseLinePrefix("[RANK0]:[W1201 10:00:00.1 ProcessGroupNCCL.cpp:1] x").length, 8u);
+  EXPECT_EQ(parseLinePrefix("[rank2147483647]: x").rank, INT32_MAX);
+  expectNothing("[rank2147483648]: x");
+  expectNothing("[rank]: x");
+  expectNothing("[rank-1]: x");
+  expectNothing("[rank 1 ]: x");
+  expectNothing("[ranks1]: x");
+}
+
+TEST(Timestamp, SrunLabels) {
+  std::string_view line = "12: step 10 loss 2.0";
+  LinePrefix p = parseLinePrefix(line, srun());
+  EXPECT_EQ(p.rank, 12);
+  EXPECT_EQ(message(line, p), "step 10 loss 2.0");
+  // srun right-aligns labels in large jobs.
+  std::string_view padded = "  3: x";
+  p = parseLinePrefix(padded, srun());
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(message(padded, p), "x");
+  EXPECT_EQ(parseLinePrefix("7:", srun()).rank, 7);
+  // Only when asked for: application text often starts with a number and a colon.
+  expectNothing(line);
+  expectNothing("12:30 is lunch", srun());
+  expectNothing("12 : x", srun());
+  expectNothing(": x", srun());
+  // Only at the start of the line.
+  std::string_view later = "[rank1]: 12: x";
+  p = parseLinePrefix(later, srun());
+  EXPECT_EQ(p.rank, 1);
+  EXPECT_EQ(message(later, p), "12: x");
+}
+
+TEST(Timestamp, StackedPrefixes) {
+  std::string_view line = "12: [rank12]: 2026-01-01T10:00:00Z msg";
+  LinePrefix p = parseLinePrefix(line, srun());
+  EXPECT_EQ(p.rank, 12);
+  EXPECT_EQ(p.time, kNewYearTen);
+  EXPECT_EQ(message(line, p), "msg");
+
+  std::string_view timeFirst = "2026-01-01T10:00:00Z [rank5]: msg";
+  p = parseLinePrefix(timeFirst);
+  EXPECT_EQ(p.rank, 5);
+  EXPECT_EQ(p.time, kNewYearTen);
+  EXPECT_EQ(message(timeFirst, p), "msg");
+
+  std::string_view asctime = "[rank3]: [2026-01-01 10:00:00,123] [12.5] msg";
+  p = parseLinePrefix(asctime);
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.time, kNewYearTen + 123'000'000);
+  EXPECT_EQ(p.monotonic, 12'500'000'000);
+  EXPECT_EQ(message(asctime, p), "msg");
+
+  std::string_view kernel = "[12.5] [rank3]: x";
+  p = parseLinePrefix(kernel);
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.monotonic, 12'500'000'000);
+  EXPECT_EQ(message(kernel, p), "x");
+
+  // Under torchrun started by srun the label counts nodes; the application's rank wins.
+  EXPECT_EQ(parseLinePrefix("1: [rank9]: x", srun()).rank, 9);
+  // Otherwise the first (outermost) value of each kind wins; repeats are still prefix.
+  std::string_view twice = "[rank1]: [rank2]: 2026-01-01T10:00:00Z 2026-01-01T11:00:00Z x";
+  p = parseLinePrefix(twice);
+  EXPECT_EQ(p.rank, 1);
+  EXPECT_EQ(p.time, kNewYearTen);
+  EXPECT_EQ(message(twice, p), "x");
+
+  // Tabs separate too; the message keeps its own spacing after the prefix.
+  std::string_view tabs = "[rank1]:\t2026-01-01T10:00:00Z\t\tx  y";
+  p = parseLinePrefix(tabs);
+  EXPECT_EQ(p.time, kNewYearTen);
+  EXPECT_EQ(message(tabs, p), "x  y");
+
+  // A syslog timestamp ends the prefix: the host follows.
+  std::string_view syslog = "Nov 29 20:28:29 [rank1]: x";
+  p = parseLinePrefix(syslog, reference(kNov29));
+  EXPECT_FALSE(p.rank);
+  EXPECT_EQ(message(syslog, p), "[rank1]: x");
+}
+
+TEST(Timestamp, LineEndings) {
+  // The reader keeps a '\r' before '\n'.
+  LinePrefix p = parseLinePrefix("2026-01-01T10:00:00Z\r");
+  EXPECT_EQ(p.time, kNewYearTen);
+  EXPECT_EQ(p.length, 20u);
+  EXPECT_EQ(parseLinePrefix("[rank4]:\r").rank, 4);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00Z").length, 20u);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00Z   ").length, 23u);
+}
+
+TEST(Timestamp, EmptyAndGarbage) {
+  expectNothing("");
+  expectNothing(" ");
+  expectNothing("   2026-01-01T10:00:00Z x");  // indented: not a prefix
+  expectNothing("[");
+  expectNothing("]");
+  expectNothing("[]");
+  expectNothing(std::string_view("\0\0\0\0", 4));
+  expectNothing("\xff\xfe\x80[rank1]:");
+  expectNothing("\xe2\x80\x8b" "2026-01-01T10:00:00Z");
+  expectNothing(std::string_view("2026-01-01T10:00:00\0Z", 21).substr(0, 18));
+  expectNothing("hello world");
+  expectNothing("Traceback (most recent call last):");
+}
+
+// Every prefix of a valid line, and random bytes, must parse without reading past the end.
+TEST(Timestamp, TruncatedAndRandomInputNeverCrash) {
+  const char* const samples[] = {
+      "12: [rank12]: 2026-01-01T10:00:00.123456789+02:00 msg",
+      "Nov 29 20:28:29.5 host kernel: [  123.456] text",
+      "[Sun Nov 29 20:28:29 2026] x",
+      "[2026-01-01 10:00:00,123] x",
+      "[Rank 7]: [    1.000001] y",
+  };
+  PrefixOptions options = reference(kNov29);
+  options.srunLabels = true;
+  for (std::string_view sample : samples) {
+    for (size_t n = 0; n <= sample.size(); ++n) {
+      // A heap copy of exactly n bytes, so a read past the end is caught by sanitizers.
+      std::string copy(sample.substr(0, n));
+      LinePrefix p = parseLinePrefix(copy, options);
+      EXPECT_LE(p.length, n);
+    }
+  }
+  std::mt19937 rng(1234);
+  const std::string alphabet = "0123456789:-+.,TZ []rRankNovSu\t\xff";
+  for (int i = 0; i < 200'000; ++i) {
+    std::string s(rng() % 40, ' ');
+    for (char& c : s) c = (rng() % 4 == 0) ? static_cast<char>(rng()) : alphabet[rng() % alphabet.size()];
+    LinePrefix p = parseLinePrefix(s, options);
+    ASSERT_LE(p.length, s.size());
+  }
+}
+
+}  // namespace
+}  // namespace attrib::runtime

@@ -1,0 +1,98 @@
+// attrib: diagnoses failed workloads. `attrib diagnose DIR` is the first thing a user runs.
+// The command line lives here; the work is done by the runtime and connector libraries.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "attrib_version.h"
+#include "connectors/local/workload_dir.h"
+#include "runtime/verdict.h"
+#include "tools/attrib/rule_set.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+void printError(const std::string& message) { fmt::print(stderr, "attrib: error: {}\n", message); }
+
+struct DiagnoseOptions {
+  std::string dir;
+  std::string rules;
+  std::string format = "json";
+  bool noJit = false;
+  unsigned threads = 0;
+  bool timings = true;
+};
+
+int runDiagnose(const DiagnoseOptions& options) {
+  std::string error;
+  auto engine = attrib::tools::loadRuleSet(options.rules, &error);
+  if (!engine) {
+    printError(error);
+    return kExitError;
+  }
+  attrib::connectors::WorkloadDir dir;
+  if (!attrib::connectors::readWorkloadDir(options.dir, &dir, &error)) {
+    printError(error);
+    return kExitError;
+  }
+  attrib::runtime::WorkloadEvidence evidence;
+  evidence.workload = std::move(dir.workload);
+  evidence.logs = std::move(dir.logs);
+  evidence.metrics = std::move(dir.metrics);
+  evidence.reports = std::move(dir.reports);
+  attrib::runtime::DiagnoseOptions diagnose;
+  diagnose.scan.threads = options.threads;
+  attrib::runtime::Verdict verdict = engine->diagnose(std::move(evidence), diagnose);
+  // --no-jit: predicates run in the interpreter, which is today's only evaluator.
+  verdict.stats.evaluator = "interpreter";
+  if (options.format == "text") {
+    fmt::print("{}", attrib::runtime::toText(verdict));
+  } else {
+    attrib::runtime::RenderOptions render;
+    render.timings = options.timings;
+    fmt::print("{}", attrib::runtime::toJson(verdict, render));
+  }
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attrib: root causes of failed distributed AI workloads", "attrib"};
+  app.set_version_flag("--version", std::string("attrib ") + ATTRIB_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'attrib COMMAND --help' for the options of a command. Docs: docs/workloads.md, docs/verdict.md");
+
+  DiagnoseOptions diagnose;
+  CLI::App* diagnoseCmd = app.add_subcommand("diagnose", "Attribute one workload from a workload directory");
+  diagnoseCmd->add_option("workload", diagnose.dir, "Directory with workload.json, logs/<node>/<source>.log, metrics/")
+      ->required();
+  diagnoseCmd->add_option("--rules", diagnose.rules,
+                          "Rules: a bundle from 'attribc build', or .attr files/directories (default: the stdlib)");
+  diagnoseCmd->add_option("--format", diagnose.format, "json (the verdict) or text (a short summary)")
+      ->check(CLI::IsMember({"json", "text"}));
+  diagnoseCmd->add_flag("--no-jit", diagnose.noJit, "Evaluate predicates with the interpreter");
+  diagnoseCmd->add_option("--threads", diagnose.threads, "Threads for scanning logs (default: one per core)");
+  diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
+                        "Render elapsed times as 0, for byte-identical verdicts");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    printError(fmt::format("{}; run 'attrib --help'", e.what()));
+    return kExitUsage;
+  }
+  if (*diagnoseCmd) return runDiagnose(diagnose);
+  return kExitUsage;
+}
