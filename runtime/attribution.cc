@@ -388,7 +388,13 @@ class Run {
     v.stats.metricSamples = evidence_.metrics.size();
     v.stats.collectMs = evidence_.collectMs;
     v.stats.scanMs = evidence_.scanMs;
-    for (const auto& inst : instances_) v.stats.symptoms += live(inst) ? 1 : 0;
+    std::map<std::string, uint64_t> counts;
+    for (const auto& inst : instances_) {
+      if (!live(inst)) continue;
+      ++v.stats.symptoms;
+      ++counts[program_.symptoms[inst.symptom].name];
+    }
+    v.symptomCounts.assign(counts.begin(), counts.end());
 
     for (size_t o : outcomes) {
       const ir::Outcome& out = program_.outcomes[o];

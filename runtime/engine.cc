@@ -17,6 +17,17 @@ Verdict Engine::diagnose(WorkloadEvidence input, const DiagnoseOptions& options)
   auto started = std::chrono::steady_clock::now();
   LogScanner scanner(*bundle_, *regexes_);
   LogScanResult scanned = scanner.scan(input.logs, input.workload, options.scan);
+  if (!input.lines.empty()) {
+    LogScanResult memory = scanner.scanLines(input.lines, input.workload, options.scan);
+    // In-memory lines come after every file in the evidence order.
+    for (auto& inst : memory.instances) {
+      inst.sequence += static_cast<uint64_t>(input.logs.size() + 1) << 40;
+      scanned.instances.push_back(std::move(inst));
+    }
+    scanned.reports.insert(scanned.reports.end(), memory.reports.begin(), memory.reports.end());
+    scanned.lines += memory.lines;
+    scanned.bytes += memory.bytes;
+  }
   Evidence evidence;
   evidence.workload = std::move(input.workload);
   evidence.logInstances = std::move(scanned.instances);

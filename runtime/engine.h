@@ -24,6 +24,7 @@ struct DiagnoseOptions {
 struct WorkloadEvidence {
   Workload workload;
   std::vector<LogFile> logs;
+  std::vector<LogLine> lines;  // log lines delivered in memory
   std::vector<MetricSample> metrics;
   std::vector<ConnectorReport> reports;  // problems found while collecting
 };

@@ -12,6 +12,28 @@
 //   chunk's first byte; line i starts at chunk.offset + lineStarts[i].
 // - Errors (unreadable file, corrupt gzip) end the stream: next() returns false and error()
 //   says why in one line. Lines delivered before the error stay valid for the caller.
+//
+// Details:
+// - A chunk grows until it holds at least chunkBytes (the last one may hold less), so it may
+//   exceed chunkBytes by up to maxLineBytes + 1 to finish its last line. A cut line ends its
+//   chunk; the skipped rest lies between that chunk and the next, so offsets stay exact. A cut
+//   line counts as one line in `firstLine` numbering, and its skipped rest as read bytes.
+// - Memory: one buffer of chunkBytes + maxLineBytes + 1 bytes (reused for every chunk) plus 64
+//   KiB of compressed input, whatever the file; lineStarts takes 4 bytes per line of a chunk.
+//   Options of 0 count as 1; chunkBytes is capped at 2 GiB and maxLineBytes at 1 GiB.
+// - gzip: a name ending in ".gz" or a file starting with the gzip magic bytes is decompressed
+//   (a ".gz" file holding plain text is therefore corrupt gzip). Members are decompressed one
+//   after another; zero bytes after a member are ignored as gzip(1) does, anything else must be
+//   another member.
+// - Errors, exactly: "cannot open '<path>': <strerror>" (open() still returns a reader, whose
+//   first next() reports it), "cannot read '<path>': <strerror>" (e.g. a directory),
+//   "corrupt gzip data at byte N" (N: offset in the compressed file where zlib noticed the
+//   damage, give or take the few bytes zlib reads ahead), "truncated gzip file" (the file ends
+//   inside a member). error() stays empty until next() has returned false. The bytes decoded
+//   before an error are delivered first, the last partial line completed as at the end of a file.
+// - An empty file (whatever its name) yields no chunks and no error.
+// - bytesRead() counts the decompressed stream up to the end of the last chunk (at the end: the
+//   whole stream, including skipped rests of cut lines, excluding a '\n' added to a final line).
 #pragma once
 
 #include <cstdint>

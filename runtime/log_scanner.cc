@@ -48,8 +48,9 @@ std::string_view stripCr(std::string_view line) {
 class FileScan {
  public:
   FileScan(const Bundle& bundle, const RegexTable& regexes, const Workload& workload, const LogFile& file,
-           const LogScanOptions& options, hs_scratch_t* scratch)
-      : bundle_(bundle), regexes_(regexes), workload_(workload), file_(file), options_(options), scratch_(scratch) {
+           const LogScanOptions& options, hs_scratch_t* scratch, const std::vector<const LogLine*>* lines = nullptr)
+      : bundle_(bundle), regexes_(regexes), workload_(workload), file_(file), options_(options), scratch_(scratch),
+        lines_(lines) {
     prefix_.referenceTime = workload.start;
     prefix_.srunLabels = file.source == "applog";
     lastTime_ = workload.start.value_or(0);
@@ -60,6 +61,41 @@ class FileScan {
       const auto& srcs = symptoms[s].sources;
       readsSource_[s] = srcs.empty() || std::find(srcs.begin(), srcs.end(), file.source) != srcs.end();
     }
+  }
+
+  // Scans in-memory lines (the `lines` given at construction) as one chunk.
+  ConnectorReport runLines(std::vector<Instance>& out, uint64_t* lines) {
+    std::string data;
+    LogChunk chunk;
+    for (const LogLine* l : *lines_) {
+      chunk.lineStarts.push_back(static_cast<uint32_t>(data.size()));
+      // A newline inside a delivered line would split it; it stands for a space instead.
+      for (char c : l->text) data += c == '\n' ? ' ' : c;
+      data += '\n';
+    }
+    chunk.data = data;
+    ConnectorReport report;
+    report.connector = "memory";
+    report.source = file_.node.empty() ? file_.source : file_.node + "/" + file_.source;
+    report.observations = lines_->size();
+    report.bytes = data.size();
+    *lines = lines_->size();
+    if (bundle_.logDatabase && !data.empty()) {
+      std::vector<Hit> hits;
+      MatchState state{&chunk, &hits};
+      hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()), 0,
+                              scratch_, onMatch, &state);
+      if (rc != HS_SUCCESS) {
+        report.status = ConnectorReport::Status::Error;
+        report.reason = fmt::format("Hyperscan scan failed (error {})", rc);
+        return report;
+      }
+      std::sort(hits.begin(), hits.end());
+      hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+      extract(chunk, hits, out);
+    }
+    if (lines_->empty()) report.status = ConnectorReport::Status::Empty;
+    return report;
   }
 
   ConnectorReport run(std::vector<Instance>& out, uint64_t* lines) {
@@ -138,6 +174,8 @@ class FileScan {
       uint32_t lineIndex = hits[h].line;
       std::string_view line = stripCr(chunk.line(lineIndex));
       LinePrefix prefix = parseLinePrefix(line, prefix_);
+      const LogLine* given = lines_ ? (*lines_)[lineIndex] : nullptr;
+      if (given && given->time) prefix.time = given->time;
       if (prefix.time && prefix.monotonic && !anchor_) anchor_ = *prefix.time - *prefix.monotonic;
       bool timed = false;
       int64_t time = 0;
@@ -160,14 +198,20 @@ class FileScan {
         inst.timeKnown = timed;
         inst.node = file_.node;
         inst.rank = prefix.rank ? std::optional<int64_t>(*prefix.rank) : std::nullopt;
+        if (given && given->rank) inst.rank = given->rank;
+        if (given) inst.gpu = given->gpu;
         inst.source = file_.source;
         inst.text = std::string(line.substr(0, options_.maxTextBytes));
         if (line.size() > options_.maxTextBytes) inst.text += "...";
         applyCaptureFields(inst);
-        inst.where.connector = "files";
-        inst.where.location = file_.path;
-        inst.where.offset = chunk.offset + chunk.lineStarts[lineIndex];
-        inst.where.line = chunk.firstLine + lineIndex + 1;
+        if (given) {
+          inst.where = given->where;
+        } else {
+          inst.where.connector = "files";
+          inst.where.location = file_.path;
+          inst.where.offset = chunk.offset + chunk.lineStarts[lineIndex];
+          inst.where.line = chunk.firstLine + lineIndex + 1;
+        }
         const ir::Symptom& symptom = program.symptoms[ref.symptom];
         if (symptom.hasWhen) {
           EvalContext ctx;
@@ -200,6 +244,7 @@ class FileScan {
   const LogFile& file_;
   const LogScanOptions& options_;
   hs_scratch_t* scratch_;
+  const std::vector<const LogLine*>* lines_;  // in-memory lines, or null for a file
   PrefixOptions prefix_;
   std::vector<bool> readsSource_;
   int64_t lastTime_ = 0;
@@ -244,6 +289,43 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
     result.bytes += result.reports[i].bytes;
     for (auto& inst : perFile[i]) {
       inst.sequence = (static_cast<uint64_t>(i) << 40) | (inst.where.line & ((1ULL << 40) - 1));
+      result.instances.push_back(std::move(inst));
+    }
+  }
+  return result;
+}
+
+LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Workload& workload,
+                                    const LogScanOptions& options) const {
+  // Group by (node, source), keeping the order in which groups and lines appeared.
+  std::vector<LogFile> groups;
+  std::vector<std::vector<const LogLine*>> members;
+  std::map<std::pair<std::string, std::string>, size_t> groupOf;
+  for (const auto& line : lines) {
+    auto [it, inserted] = groupOf.emplace(std::make_pair(line.node, line.source), groups.size());
+    if (inserted) {
+      groups.push_back({"", line.node, line.source});
+      members.emplace_back();
+    }
+    members[it->second].push_back(&line);
+  }
+  LogScanResult result;
+  hs_scratch_t* scratch = nullptr;
+  if (bundle_.logDatabase && hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) {
+    result.reports.push_back({"memory", "logs", ConnectorReport::Status::Error, 0, 0,
+                              "cannot allocate Hyperscan scratch space", 0});
+    return result;
+  }
+  std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::vector<Instance> found;
+    uint64_t count = 0;
+    FileScan scan(bundle_, regexes_, workload, groups[g], options, scratch, &members[g]);
+    result.reports.push_back(scan.runLines(found, &count));
+    result.lines += count;
+    result.bytes += result.reports.back().bytes;
+    for (auto& inst : found) {
+      inst.sequence = (static_cast<uint64_t>(g) << 40) | (inst.where.line & ((1ULL << 40) - 1));
       result.instances.push_back(std::move(inst));
     }
   }

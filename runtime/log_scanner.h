@@ -6,6 +6,7 @@
 // whatever the thread count, because instances are ordered by (file, line) afterwards.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,18 @@ struct LogFile {
   std::string path;
   std::string node;    // the node the file belongs to ("" when unknown)
   std::string source;  // applog, syslog, dmesg, ...
+};
+
+// A log line delivered in memory (tests, the service's observations) rather than in a file.
+// Time and rank, when given, are used as they are; otherwise the line's prefix is parsed.
+struct LogLine {
+  std::string node;
+  std::string source;
+  std::optional<int64_t> time;
+  std::optional<int64_t> rank;
+  std::string gpu;
+  std::string text;
+  Provenance where;
 };
 
 struct LogScanOptions {
@@ -43,6 +56,10 @@ class LogScanner {
 
   // Scans `files` for `workload` (whose start anchors syslog years).
   LogScanResult scan(const std::vector<LogFile>& files, const Workload& workload, const LogScanOptions& options) const;
+  // Scans lines held in memory, grouped by (node, source) in order of first appearance and
+  // otherwise exactly like files (the same database, confirmation and clauses).
+  LogScanResult scanLines(const std::vector<LogLine>& lines, const Workload& workload,
+                          const LogScanOptions& options) const;
 
  private:
   const Bundle& bundle_;

@@ -433,7 +433,7 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
       case Item::kRank:
         // The application's own "[rankN]" beats srun's label, which counts tasks (nodes when
         // srun starts torchrun); otherwise the first rank wins.
-        if (!out.rank || rankFromSrun) out.rank = item.value;
+        if (!out.rank || rankFromSrun) out.rank = static_cast<int32_t>(*item.value);  // fits: parsed so
         rankFromSrun = false;
         break;
     }

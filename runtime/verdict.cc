@@ -111,6 +111,9 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
                        {"elapsed_ms", options.timings ? r.elapsedMs : 0}});
   }
   j["connector_reports"] = std::move(reports);
+  ordered_json counts = ordered_json::object();
+  for (const auto& [name, n] : v.symptomCounts) counts[name] = n;
+  j["symptom_counts"] = std::move(counts);
   j["ruleset"] = {{"name", v.rulesetName}, {"version", v.rulesetVersion}, {"digest", v.rulesetDigest}};
   j["stats"] = {{"lines_scanned", v.stats.linesScanned},
                 {"bytes_scanned", v.stats.bytesScanned},

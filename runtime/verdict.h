@@ -59,6 +59,8 @@ struct Verdict {
   double confidence = 0;
   std::vector<std::string> confidenceNotes;
   std::vector<ConnectorReport> reports;
+  // How many live instances each symptom had (after filtering), by qualified name.
+  std::vector<std::pair<std::string, uint64_t>> symptomCounts;
   std::string rulesetName, rulesetVersion, rulesetDigest;
   struct Stats {
     uint64_t linesScanned = 0, bytesScanned = 0, metricSamples = 0, symptoms = 0;

@@ -14,8 +14,8 @@ packages=(
   # libraries
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
-  # test and benchmark helpers
-  python3 sqlite3
+  # test and benchmark helpers (bench/run: GNU time for peak RSS, ripgrep as a baseline)
+  python3 sqlite3 time ripgrep
 )
 
 missing=()

@@ -440,6 +440,34 @@ TEST_F(LogReaderTest, TruncatedGzip) {
   EXPECT_EQ(r.lines[0], (Line{"one", 0}));
 }
 
+// Damaged gzip anywhere: an error or not, but never a crash, a hang or a line with a '\n'.
+TEST_F(LogReaderTest, RandomlyDamagedGzip) {
+  const std::string text = numberedLines(300, 3);
+  const std::string first = gzip(text);
+  const std::string data = first + gzip(numberedLines(50, 4));
+  std::mt19937 rng(77);
+  LogReaderOptions options;
+  options.chunkBytes = 64;
+  options.maxLineBytes = 48;
+  for (int i = 0; i < 300; ++i) {
+    std::string damaged = data;
+    if (i % 3 == 0) {
+      // Anywhere but the end of a member (a clean end) or the start (an empty file).
+      size_t size = 1 + rng() % (damaged.size() - 1);
+      damaged.resize(size == first.size() ? size + 1 : size);
+    } else {
+      for (int k = 0; k < 1 + i % 4; ++k) damaged[rng() % damaged.size()] ^= static_cast<char>(1 + rng() % 255);
+    }
+    ReadResult r = readAll(write("damaged.log.gz", damaged), options);
+    if (i % 3 == 0) {
+      EXPECT_EQ(r.error, "truncated gzip file");
+    }
+    if (!r.error.empty()) {
+      EXPECT_TRUE(r.error == "truncated gzip file" || r.error.rfind("corrupt gzip data at byte ", 0) == 0) << r.error;
+    }
+  }
+}
+
 TEST_F(LogReaderTest, DegenerateOptions) {
   LogReaderOptions options;
   options.chunkBytes = 0;    // treated as 1: one line per chunk

@@ -35,7 +35,14 @@ struct BuildOptions {
   ColorMode color = ColorMode::Auto;
 };
 
+struct TestOptions {
+  std::vector<std::string> paths;
+  bool verbose = false;
+  ColorMode color = ColorMode::Auto;
+};
+
 int runCheck(const CheckOptions& options);
+int runTest(const TestOptions& options);
 int runBuild(const BuildOptions& options);
 int runFmt(const FmtOptions& options);
 

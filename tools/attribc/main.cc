@@ -49,6 +49,13 @@ int main(int argc, char** argv) {
   buildCmd->add_option("--color", build.color, "Colour diagnostics: auto, always, never")
       ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
 
+  attrib::tools::TestOptions test;
+  CLI::App* testCmd = app.add_subcommand("test", "Run the inline test blocks of rule files; ends with 'N passed, M failed'");
+  testCmd->add_option("paths", test.paths, "Rule files, or directories searched recursively for *.attr")->required();
+  testCmd->add_flag("-v,--verbose", test.verbose, "List passing tests too");
+  testCmd->add_option("--color", test.color, "Colour diagnostics: auto, always, never")
+      ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
+
   CLI::App* helpCmd = app.add_subcommand("help", "Show this help, or a command's help: attribc help COMMAND");
   std::string helpTopic;
   helpCmd->add_option("command", helpTopic, "The command to explain");
@@ -69,12 +76,13 @@ int main(int argc, char** argv) {
   if (*checkCmd) return attrib::tools::runCheck(check);
   if (*fmtCmd) return attrib::tools::runFmt(fmtOptions);
   if (*buildCmd) return attrib::tools::runBuild(build);
+  if (*testCmd) return attrib::tools::runTest(test);
   if (*helpCmd && !helpTopic.empty()) {
     CLI::App* sub = nullptr;
     try {
       sub = app.get_subcommand(helpTopic);
     } catch (const CLI::OptionNotFound&) {
-      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, help", helpTopic));
+      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, help", helpTopic));
       return attrib::tools::kExitUsage;
     }
     fmt::print("{}", sub->help());
