@@ -1,0 +1,312 @@
+// The attribution phases and the predicate semantics, end to end through the engine: rules are
+// compiled from source, evidence is given as in-memory lines and samples.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "runtime/verdict.h"
+#include "tests/runtime/engine_util.h"
+
+namespace attrib {
+namespace {
+
+using testing::at;
+using testing::line;
+
+runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<runtime::LogLine> lines,
+                          runtime::Workload workload = {}, std::vector<runtime::MetricSample> metrics = {}) {
+  runtime::WorkloadEvidence evidence;
+  evidence.workload = std::move(workload);
+  evidence.lines = std::move(lines);
+  evidence.metrics = std::move(metrics);
+  return engine.diagnose(std::move(evidence));
+}
+
+uint64_t countOf(const runtime::Verdict& v, const std::string& symptom) {
+  for (const auto& [name, n] : v.symptomCounts) if (name == symptom) return n;
+  return 0;
+}
+
+const char* kCascade = R"(
+package t
+symptom xid79 "GPU fell off the bus" {
+  on log(source in [syslog])
+  match /NVRM: Xid \(PCI:(?<pci>[0-9a-f:.]+)\): 79\b/
+  family accelerator-gpu severity critical blame node action drain_node
+}
+symptom ib_down "IB link down" { on log match /mlx5_core .* link down/ family network-fabric severity error blame node }
+symptom timeout {
+  on log
+  match /Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?<seq>[0-9]+)/
+  family communication role consequence
+}
+rule explain_timeouts {
+  when xid79 as r, timeout as t
+  where t.time in [r.time, r.time + 30m]
+  then explain t by r
+}
+outcome lost { when root is xid79 family accelerator-gpu action drain_node, restart confidence 0.95 }
+outcome fabric { when root is ib_down family network-fabric action check_fabric confidence 0.8 }
+)";
+
+const char* kXid = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.";
+
+std::string timeout(int rank, int seq = 77) {
+  return fmt::format("[rank{}]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum={}, OpType=ALLREDUCE)",
+                     rank, seq);
+}
+
+TEST(Attribution, CascadeIsExplainedByTheGpuFault) {
+  auto engine = testing::engineFor(kCascade);
+  ASSERT_TRUE(engine);
+  std::vector<runtime::LogLine> lines = {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)};
+  for (int r = 0; r < 24; ++r) {
+    if (r / 8 == 1) continue;  // n2's ranks died with the GPU
+    lines.push_back(line(fmt::format("n{}", r / 8 + 1), "applog", "2026-01-01T10:52:01Z", timeout(r)));
+  }
+  auto v = diagnose(*engine, lines);
+  ASSERT_EQ(v.outcomes.size(), 1u);
+  EXPECT_EQ(v.outcomes[0].name, "t.lost");
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->symptom, "t.xid79");
+  EXPECT_EQ(v.root->node, "n2");
+  EXPECT_EQ(v.root->time, at("2026-01-01T10:42:00Z"));
+  EXPECT_EQ(v.root->evidence[0].line, kXid);
+  ASSERT_EQ(v.badNodes.size(), 1u);
+  EXPECT_EQ(v.badNodes[0].node, "n2");
+  ASSERT_EQ(v.downstream.size(), 1u);
+  EXPECT_EQ(v.downstream[0].symptom, "t.timeout");
+  EXPECT_EQ(v.downstream[0].count, 16u);
+  EXPECT_EQ(v.downstream[0].nodes, 2u);
+  EXPECT_EQ(v.downstream[0].ranks, 16u);
+  EXPECT_EQ(v.downstream[0].explainedBy, "t.xid79@n2");
+  EXPECT_EQ(v.downstream[0].rule, "t.explain_timeouts");
+  EXPECT_EQ(v.actions, (std::vector<std::string>{"drain_node", "restart"}));
+  EXPECT_EQ(v.actionNodes, std::vector<std::string>{"n2"});
+  EXPECT_DOUBLE_EQ(v.confidence, 0.95);
+  EXPECT_EQ(v.rulesetName, "test");
+}
+
+TEST(Attribution, ConsequencesAloneAreNeverTheRoot) {
+  auto engine = testing::engineFor(kCascade);
+  auto v = diagnose(*engine, {line("n1", "applog", "2026-01-01T10:52:01Z", timeout(3))});
+  EXPECT_FALSE(v.root);
+  EXPECT_TRUE(v.outcomes.empty());
+  EXPECT_EQ(v.confidence, 0);
+  EXPECT_EQ(countOf(v, "t.timeout"), 1u);
+  EXPECT_NE(runtime::toJson(v).find("\"name\": \"unknown\""), std::string::npos);
+}
+
+TEST(Attribution, OutOfWindowConsequencesStayUnexplained) {
+  auto engine = testing::engineFor(kCascade);
+  auto v = diagnose(*engine, {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid),
+                              line("n1", "applog", "2026-01-01T10:30:00Z", timeout(0)),    // before the fault
+                              line("n1", "applog", "2026-01-01T11:30:00Z", timeout(1)),    // 48 minutes after
+                              line("n1", "applog", "2026-01-01T10:50:00Z", timeout(2))});  // inside
+  ASSERT_EQ(v.downstream.size(), 1u);
+  EXPECT_EQ(v.downstream[0].count, 1u);
+}
+
+TEST(Attribution, TheEarliestExplainerWins) {
+  auto engine = testing::engineFor(kCascade);
+  auto v = diagnose(*engine, {line("n3", "syslog", "2026-01-01T10:45:00Z", kXid),
+                              line("n2", "syslog", "2026-01-01T10:42:00Z", kXid),
+                              line("n1", "applog", "2026-01-01T10:50:00Z", timeout(0))});
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->node, "n2");
+  ASSERT_EQ(v.downstream.size(), 1u);
+  EXPECT_EQ(v.downstream[0].explainedBy, "t.xid79@n2");
+  // The later, independent fault is reported too, and its node is bad as well.
+  ASSERT_EQ(v.otherCauses.size(), 1u);
+  EXPECT_EQ(v.otherCauses[0].node, "n3");
+  ASSERT_EQ(v.badNodes.size(), 2u);
+}
+
+TEST(Attribution, SeverityThenTimeThenBlameChooseTheRoot) {
+  auto engine = testing::engineFor(kCascade);
+  // The IB link error is earlier but less severe than the Xid.
+  auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "mlx5_core 0000:5e:00.0: mlx5 port 1 link down"),
+                              line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)});
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->symptom, "t.xid79");
+  // Alone, the IB error is the root, with its own outcome.
+  auto ib = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "mlx5_core 0000:5e:00.0: mlx5 port 1 link down")});
+  ASSERT_TRUE(ib.root);
+  EXPECT_EQ(ib.outcomes[0].name, "t.fabric");
+
+  auto tie = testing::engineFor(R"(
+symptom on_node { on log match /fault on node/ family host-hardware severity critical blame node }
+symptom on_gpu { on log match /fault on gpu/ family accelerator-gpu severity critical blame gpu }
+)");
+  auto t = diagnose(*tie, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault on node"),
+                           line("n1", "syslog", "2026-01-01T10:00:00Z", "fault on gpu")});
+  ASSERT_TRUE(t.root);
+  EXPECT_EQ(t.root->symptom, "on_gpu");
+}
+
+TEST(Attribution, FiltersDropKeepFirstAndKeepWhere) {
+  auto engine = testing::engineFor(R"(
+symptom e { on log match /error code (?<code>[0-9]+)/ family unknown blame node }
+filter noise {
+  drop e where code == "0"
+  keep first 2 e per node
+}
+filter late { keep e where time < 2026-01-01T12:00:00Z }
+)");
+  auto v = diagnose(*engine, {line("n1", "applog", "2026-01-01T10:00:00Z", "error code 0"),
+                              line("n1", "applog", "2026-01-01T10:01:00Z", "error code 1"),
+                              line("n1", "applog", "2026-01-01T10:02:00Z", "error code 2"),
+                              line("n1", "applog", "2026-01-01T10:03:00Z", "error code 3"),
+                              line("n2", "applog", "2026-01-01T10:03:00Z", "error code 4"),
+                              line("n2", "applog", "2026-01-01T13:00:00Z", "error code 5")});
+  EXPECT_EQ(countOf(v, "e"), 3u);  // n1: codes 1 and 2; n2: code 4 (5 is too late)
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->evidence[0].line, "error code 1");
+}
+
+TEST(Attribution, MarksAndDrops) {
+  auto engine = testing::engineFor(R"(
+symptom warn { on log match /thermal warning/ family accelerator-gpu severity warning blame node }
+symptom fault { on log match /hardware fault/ family host-hardware severity critical blame workload }
+symptom noise { on log match /spurious message/ family unknown blame node }
+rule mark { when fault as f, warn as w where same node then mark w as bad }
+rule hush { when noise as n, fault as f then drop n }
+rule look { when warn as w, fault as f where w.node != f.node then mark w as interesting }
+)");
+  auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "thermal warning"),
+                              line("n1", "syslog", "2026-01-01T10:05:00Z", "hardware fault"),
+                              line("n3", "syslog", "2026-01-01T10:01:00Z", "thermal warning"),
+                              line("n2", "syslog", "2026-01-01T10:06:00Z", "spurious message")});
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->symptom, "fault");
+  EXPECT_EQ(countOf(v, "noise"), 0u);  // dropped
+  std::vector<std::string> bad, interesting;
+  for (auto& n : v.badNodes) bad.push_back(n.node);
+  for (auto& n : v.interestingNodes) interesting.push_back(n.node);
+  // n1's warning is marked bad and also an unexplained node-blaming cause.
+  EXPECT_EQ(bad, (std::vector<std::string>{"n1", "n3"}));
+  EXPECT_TRUE(interesting.empty());
+}
+
+TEST(Attribution, ExplanationsNeverFormACycle) {
+  auto engine = testing::engineFor(R"(
+symptom a { on log match /event alpha/ family unknown }
+symptom b { on log match /event bravo/ family unknown }
+rule ab { when a as x, b as y then explain y by x }
+rule ba { when b as y, a as x then explain x by y }
+)");
+  auto v = diagnose(*engine, {line("n1", "applog", "2026-01-01T10:00:00Z", "event alpha"),
+                              line("n1", "applog", "2026-01-01T10:00:01Z", "event bravo")});
+  ASSERT_TRUE(v.root);  // one of them remains unexplained
+  EXPECT_EQ(v.root->symptom, "a");
+  EXPECT_EQ(v.downstream.size(), 1u);
+}
+
+TEST(Attribution, SchedulerStateAndCompoundOutcomes) {
+  auto engine = testing::engineFor(std::string(kCascade) + R"(
+symptom time_limit { on scheduler when state == TIMEOUT family scheduler-timeout blame workload }
+outcome timed_out { when time_limit family scheduler-timeout action increase_time_limit confidence 0.9 }
+)");
+  runtime::Workload w;
+  w.state = ir::State::Timeout;
+  w.end = at("2026-01-01T12:00:00Z");
+  auto v = diagnose(*engine, {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)}, w);
+  ASSERT_EQ(v.outcomes.size(), 2u);
+  EXPECT_EQ(v.outcomes[0].name, "t.lost");  // declaration order: the first is primary
+  EXPECT_EQ(v.outcomes[1].name, "t.timed_out");
+  EXPECT_EQ(v.root->symptom, "t.xid79");  // the earlier critical fault is the root
+  EXPECT_EQ(v.actions, (std::vector<std::string>{"drain_node", "restart", "increase_time_limit"}));
+}
+
+runtime::MetricSample sample(const std::string& time, double value, const std::string& node = "n1") {
+  runtime::MetricSample s;
+  s.name = "gpu_temp";
+  s.node = node;
+  s.gpu = "0";
+  s.time = at(time);
+  s.value = value;
+  return s;
+}
+
+TEST(Attribution, SustainedMetricConditions) {
+  auto engine = testing::engineFor(R"(
+symptom hot { on metric gpu_temp when value > 90 for 2m family accelerator-gpu severity warning blame gpu }
+)");
+  std::vector<runtime::MetricSample> m = {
+      sample("2026-01-01T10:00:00Z", 95), sample("2026-01-01T10:01:00Z", 96),  // 1 minute: not yet
+      sample("2026-01-01T10:01:30Z", 80),                                      // the episode ends
+      sample("2026-01-01T10:02:00Z", 95), sample("2026-01-01T10:03:00Z", 95),
+      sample("2026-01-01T10:04:00Z", 97), sample("2026-01-01T10:05:00Z", 99)};  // held 2m at 10:04
+  auto v = diagnose(*engine, {}, {}, m);
+  EXPECT_EQ(countOf(v, "hot"), 1u);
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->time, at("2026-01-01T10:04:00Z"));
+  EXPECT_EQ(v.root->gpu, "0");
+}
+
+TEST(Attribution, WindowAggregatesAndCounterResets) {
+  auto engine = testing::engineFor(R"(
+symptom avg_hot { on metric gpu_temp when avg(value) over 3m > 90 family unknown blame gpu }
+symptom rising { on metric gpu_temp when rate(value) over 90s > 0.4 family unknown blame gpu }
+symptom jump { on metric gpu_temp when delta(value) over 10m <= -60 family unknown blame gpu }
+symptom peak { on metric gpu_temp when max(value) over 90s >= 100 and min(value) over 90s < 50 family unknown blame gpu }
+)");
+  // A counter that stands still, then resets to 30: the reset counts as an increase of 30 over
+  // the 60 s since the last sample (0.5/s), not as a drop of 70.
+  auto v = diagnose(*engine, {}, {},
+                    {sample("2026-01-01T10:00:00Z", 100), sample("2026-01-01T10:01:00Z", 100),
+                     sample("2026-01-01T10:02:00Z", 30)});
+  ASSERT_EQ(countOf(v, "rising"), 1u);
+  ASSERT_EQ(countOf(v, "jump"), 1u);  // delta is the plain difference: 30 - 100
+  EXPECT_EQ(countOf(v, "avg_hot"), 1u);  // avg of 100 at 10:00 alone; later windows are cooler
+  EXPECT_EQ(countOf(v, "peak"), 1u);  // at 10:02 the window (10:00:30, 10:02] holds 100 and 30
+  for (const auto& c : v.otherCauses) {
+    if (c.symptom == "rising" || c.symptom == "jump" || c.symptom == "peak") EXPECT_EQ(c.time, at("2026-01-01T10:02:00Z"));
+  }
+}
+
+TEST(Attribution, MissingValuesMakePredicatesFalse) {
+  auto engine = testing::engineFor(R"(
+symptom s {
+  on log
+  match /job (?<name>[a-z]+)( seq=(?<seq>[0-9]+))?/
+  family unknown
+}
+filter f {
+  drop s where int(seq) > 5
+  drop s where not (int(seq) <= 5)
+  drop s where 9223372036854775807 + int(seq) > 0
+  drop s where int(seq) / 0 == 0
+}
+)");
+  auto v = diagnose(*engine, {line("n1", "applog", "2026-01-01T10:00:00Z", "job alpha"),           // no seq
+                              line("n1", "applog", "2026-01-01T10:00:01Z", "job bravo seq=3"),     // kept
+                              line("n1", "applog", "2026-01-01T10:00:02Z", "job charlie seq=9")}); // dropped
+  // No seq: every comparison with the missing value is false, `not` of it too, and the
+  // overflowing sum and the division by zero are missing values, not errors.
+  EXPECT_EQ(countOf(v, "s"), 2u);
+}
+
+TEST(Attribution, DeterministicWhateverTheOrderOfEvidence) {
+  auto engine = testing::engineFor(kCascade);
+  std::vector<runtime::LogLine> lines = {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)};
+  for (int r = 0; r < 64; ++r) {
+    lines.push_back(line(fmt::format("n{}", r % 8), "applog", fmt::format("2026-01-01T10:5{}:00Z", r % 10), timeout(r)));
+  }
+  runtime::RenderOptions stable;
+  stable.timings = false;
+  std::string expected = runtime::toJson(diagnose(*engine, lines), stable);
+  std::mt19937 rng(3);
+  for (int i = 0; i < 5; ++i) {
+    std::shuffle(lines.begin() + 1, lines.end(), rng);
+    auto v = diagnose(*engine, lines);
+    EXPECT_EQ(v.downstream.size(), 1u);
+    EXPECT_EQ(v.downstream[0].count, 64u);
+  }
+  EXPECT_EQ(runtime::toJson(diagnose(*engine, lines), stable).size(), expected.size());
+}
+
+}  // namespace
+}  // namespace attrib
