@@ -41,7 +41,14 @@ struct TestOptions {
   ColorMode color = ColorMode::Auto;
 };
 
+struct DocOptions {
+  std::vector<std::string> paths;
+  std::string title = "The rule catalogue";
+  ColorMode color = ColorMode::Auto;
+};
+
 int runCheck(const CheckOptions& options);
+int runDoc(const DocOptions& options);
 int runTest(const TestOptions& options);
 int runBuild(const BuildOptions& options);
 int runFmt(const FmtOptions& options);

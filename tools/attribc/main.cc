@@ -56,6 +56,11 @@ int main(int argc, char** argv) {
   testCmd->add_option("--color", test.color, "Colour diagnostics: auto, always, never")
       ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
 
+  attrib::tools::DocOptions doc;
+  CLI::App* docCmd = app.add_subcommand("doc", "Print a Markdown catalogue of symptoms, rules and outcomes");
+  docCmd->add_option("paths", doc.paths, "Rule files, or directories searched recursively for *.attr")->required();
+  docCmd->add_option("--title", doc.title, "The catalogue's title")->capture_default_str();
+
   CLI::App* helpCmd = app.add_subcommand("help", "Show this help, or a command's help: attribc help COMMAND");
   std::string helpTopic;
   helpCmd->add_option("command", helpTopic, "The command to explain");
@@ -77,12 +82,13 @@ int main(int argc, char** argv) {
   if (*fmtCmd) return attrib::tools::runFmt(fmtOptions);
   if (*buildCmd) return attrib::tools::runBuild(build);
   if (*testCmd) return attrib::tools::runTest(test);
+  if (*docCmd) return attrib::tools::runDoc(doc);
   if (*helpCmd && !helpTopic.empty()) {
     CLI::App* sub = nullptr;
     try {
       sub = app.get_subcommand(helpTopic);
     } catch (const CLI::OptionNotFound&) {
-      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, help", helpTopic));
+      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, doc, help", helpTopic));
       return attrib::tools::kExitUsage;
     }
     fmt::print("{}", sub->help());
