@@ -132,7 +132,13 @@ std::optional<int64_t> parseTimestamp(std::string_view s) {
     }
   }
   if (pos != s.size()) return std::nullopt;
-  return daysFromCivil(y, mo, d) * 86400 * kNanosPerSecond + *tod - offset;
+  // Nanoseconds since the epoch fit years 1677 to 2262; anything else is out of range.
+  int64_t nanos;
+  if (__builtin_mul_overflow(daysFromCivil(y, mo, d), 86400 * kNanosPerSecond, &nanos) ||
+      __builtin_add_overflow(nanos, *tod, &nanos) || __builtin_sub_overflow(nanos, offset, &nanos)) {
+    return std::nullopt;
+  }
+  return nanos;
 }
 
 std::optional<int64_t> parseTimeOfDay(std::string_view text) {

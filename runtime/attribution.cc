@@ -153,7 +153,9 @@ class Run {
             heldSince = candidates[i].time;
           }
           // `for D`: one instance per episode, once the condition has held for D.
-          if (!emitted && candidates[i].time - heldSince >= symptom.sustained) {
+          int64_t held;
+          if (__builtin_sub_overflow(candidates[i].time, heldSince, &held)) held = INT64_MAX;
+          if (!emitted && held >= symptom.sustained) {
             Instance inst = candidates[i];
             inst.sequence = nextSequence();
             instances_.push_back(std::move(inst));

@@ -28,6 +28,8 @@ TEST(Literals, Timestamps) {
   EXPECT_FALSE(parseTimestamp("2026-13-01T00:00:00Z"));
   EXPECT_FALSE(parseTimestamp("2026-01-01T24:00:00Z"));
   EXPECT_FALSE(parseTimestamp("2026-01-01T10:00:00Zjunk"));
+  EXPECT_FALSE(parseTimestamp("9999-12-31T23:59:59Z"));  // past 2262: out of the nanosecond range
+  EXPECT_TRUE(parseTimestamp("2262-01-01T00:00:00Z"));
   EXPECT_EQ(formatTimestamp(1767261600 * kNanosPerSecond + 250'000'000), "2026-01-01T10:00:00.25Z");
   EXPECT_EQ(formatTimestamp(-1), "1969-12-31T23:59:59.999999999Z");
 }
