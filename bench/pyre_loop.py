@@ -41,6 +41,15 @@ def log_files(root):
     return out
 
 
+def plain_size(path):
+    """Bytes of the decompressed file (gzip's ISIZE trailer: exact below 4 GiB)."""
+    if path.endswith(".gz"):
+        with open(path, "rb") as f:
+            f.seek(-4, os.SEEK_END)
+            return int.from_bytes(f.read(4), "little")
+    return os.path.getsize(path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("patterns")
@@ -61,14 +70,14 @@ def main():
     searches = [p.search for p in compiled]
 
     files = log_files(args.dir)
-    sizes = [os.path.getsize(f) for f in files]
+    sizes = [plain_size(f) for f in files]
     total = sum(sizes)
     share = 1.0 if not args.budget or args.budget >= total else args.budget / total
 
     started = time.perf_counter()
     nbytes = nlines = matches = matched_lines = 0
     for path, size in zip(files, sizes):
-        limit = size * share
+        limit = size * share if share < 1.0 else float("inf")
         opener = open
         if path.endswith(".gz"):
             import gzip

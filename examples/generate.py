@@ -53,7 +53,8 @@ def asctime(when):
 
 def syslog_time(when):
     """rsyslog's traditional timestamp: 'Nov 29 10:42:00' (the day padded with a space)."""
-    return when.strftime("%b ") + "%2d" % when.day + when.strftime(" %H:%M:%S")
+    month = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()[when.month - 1]  # not %b: no locale
+    return "%s %2d %s" % (month, when.day, when.strftime("%H:%M:%S"))
 
 
 def slurm_time(when):
@@ -85,7 +86,7 @@ class AppLog(Log):
     def record(self, when, first, *continuation):
         """One record: a stamped first line and unstamped continuation lines."""
         self.add(when, stamp(when) + " " + first)
-        for i, line in enumerate(continuation):
+        for line in continuation:
             # Continuations keep the record's time for ordering, after its first line.
             self.entries.append((when, len(self.entries), line))
 

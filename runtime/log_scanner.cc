@@ -11,6 +11,9 @@
 #include <memory>
 #include <thread>
 
+#include <sys/stat.h>
+#include <cstring>
+
 #include "runtime/interpreter.h"
 
 namespace attrib::runtime {
@@ -51,7 +54,15 @@ class FileScan {
            const LogScanOptions& options, hs_scratch_t* scratch, const std::vector<const LogLine*>* lines = nullptr)
       : bundle_(bundle), regexes_(regexes), workload_(workload), file_(file), options_(options), scratch_(scratch),
         lines_(lines) {
+    // Syslog dates have no year: the workload's start supplies it, or failing that the file's
+    // modification time (when the job stopped writing it).
     prefix_.referenceTime = workload.start;
+    if (!prefix_.referenceTime && !file.path.empty()) {
+      struct stat st;
+      if (::stat(file.path.c_str(), &st) == 0) {
+        prefix_.referenceTime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+      }
+    }
     prefix_.srunLabels = file.source == "applog";
     lastTime_ = workload.start.value_or(0);
     // Which symptoms may read this file's source.
@@ -102,13 +113,18 @@ class FileScan {
     auto started = std::chrono::steady_clock::now();
     ConnectorReport report;
     report.connector = "files";
-    report.source = file_.node.empty() ? file_.source : file_.node + "/" + file_.source;
+    report.source = !file_.name.empty() ? file_.name : file_.node.empty() ? file_.source : file_.node + "/" + file_.source;
     auto reader = LogReader::open(file_.path, options_.reader);
     LogChunk chunk;
     std::vector<Hit> hits;
     uint64_t lineCount = 0;
+    uint64_t nulBytes = 0;
     while (reader->next(chunk)) {
       lineCount += chunk.lineCount();
+      // Binary data is scanned like text, but the report says it was there.
+      if (std::memchr(chunk.data.data(), 0, chunk.data.size())) {
+        nulBytes += static_cast<uint64_t>(std::count(chunk.data.begin(), chunk.data.end(), '\0'));
+      }
       if (bundle_.logDatabase) {
         hits.clear();
         MatchState state{&chunk, &hits};
@@ -135,10 +151,21 @@ class FileScan {
       report.status = lineCount == 0 ? ConnectorReport::Status::Empty : ConnectorReport::Status::Ok;
       if (lineCount == 0) report.reason = "the file is empty";
     }
-    if (reader->truncatedLines() > 0 && report.reason.empty()) {
-      report.reason = fmt::format("{} line(s) longer than {} bytes were cut", reader->truncatedLines(),
-                                  options_.reader.maxLineBytes);
+    // Notes on evidence that was read but not as expected; the status stays as it is.
+    std::vector<std::string> notes;
+    if (!report.reason.empty()) notes.push_back(report.reason);
+    if (reader->truncatedLines() > 0) {
+      notes.push_back(fmt::format("{} line(s) longer than {} bytes were cut", reader->truncatedLines(),
+                                  options_.reader.maxLineBytes));
     }
+    if (nulBytes > 0) notes.push_back(fmt::format("binary data: {} NUL byte(s)", nulBytes));
+    // Continuation lines (tracebacks) without a time of their own are normal; a file in which
+    // no line checked had one is not, and every time taken from it is an estimate.
+    if (timesChecked_ > 0 && timesFound_ == 0) {
+      notes.push_back("no line had a recognisable timestamp; times were estimated");
+    }
+    report.reason.clear();
+    for (const auto& n : notes) report.reason += (report.reason.empty() ? "" : "; ") + n;
     report.elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
     return report;
   }
@@ -146,8 +173,15 @@ class FileScan {
  private:
   // The time of line `i` of the chunk, or of the nearest earlier line that has one.
   std::pair<int64_t, bool> timeOf(const LogChunk& chunk, size_t i, const LinePrefix& prefix) {
-    if (prefix.time) return {*prefix.time, true};
-    if (prefix.monotonic && anchor_) return {*anchor_ + *prefix.monotonic, true};
+    ++timesChecked_;
+    if (prefix.time) {
+      ++timesFound_;
+      return {*prefix.time, true};
+    }
+    if (prefix.monotonic && anchor_) {
+      ++timesFound_;
+      return {*anchor_ + *prefix.monotonic, true};
+    }
     constexpr size_t kLookBack = 256;
     for (size_t k = i; k-- > 0 && i - k <= kLookBack;) {
       LinePrefix p = parseLinePrefix(stripCr(chunk.line(k)), prefix_);
@@ -160,7 +194,9 @@ class FileScan {
   void rememberLastTime(const LogChunk& chunk) {
     for (size_t k = chunk.lineCount(), seen = 0; k-- > 0 && seen < 64; ++seen) {
       LinePrefix p = parseLinePrefix(stripCr(chunk.line(k)), prefix_);
+      ++timesChecked_;
       if (p.time) {
+        ++timesFound_;
         lastTime_ = *p.time;
         return;
       }
@@ -248,6 +284,7 @@ class FileScan {
   PrefixOptions prefix_;
   std::vector<bool> readsSource_;
   int64_t lastTime_ = 0;
+  uint64_t timesChecked_ = 0, timesFound_ = 0;  // lines whose prefix was parsed, and those with a time
   std::optional<int64_t> anchor_;  // boot time: wall clock minus kernel monotonic time
   Interpreter interpreter_;
 };
@@ -304,7 +341,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   for (const auto& line : lines) {
     auto [it, inserted] = groupOf.emplace(std::make_pair(line.node, line.source), groups.size());
     if (inserted) {
-      groups.push_back({"", line.node, line.source});
+      groups.push_back({"", line.node, line.source, ""});
       members.emplace_back();
     }
     members[it->second].push_back(&line);

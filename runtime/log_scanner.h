@@ -23,6 +23,7 @@ struct LogFile {
   std::string path;
   std::string node;    // the node the file belongs to ("" when unknown)
   std::string source;  // applog, syslog, dmesg, ...
+  std::string name;    // how connector reports name it (e.g. "gpu-0001/syslog.log.1.gz"); default node/source
 };
 
 // A log line delivered in memory (tests, the service's observations) rather than in a file.

@@ -196,16 +196,43 @@ bool readWorkloadDir(const std::string& path, WorkloadDir* out, std::string* err
 
   fs::path logs = root / "logs";
   if (fs::is_directory(logs, ec)) {
+    // Reading stays inside the workload directory: a symbolic link that leads out of it is
+    // reported, not followed.
+    fs::path inside = fs::weakly_canonical(root, ec);
+    std::vector<ConnectorReport> refused;
     for (auto it = fs::recursive_directory_iterator(logs, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (!it->is_regular_file(ec)) continue;
-      fs::path rel = fs::relative(it->path(), logs, ec);
       std::string source = sourceOf(it->path().filename().string());
       if (source.empty()) continue;
+      fs::path rel = fs::relative(it->path(), logs, ec);
+      std::string name = rel.generic_string();
+      std::error_code fileEc;
+      auto problem = [&](const std::string& why) {
+        refused.push_back({"files", name, ConnectorReport::Status::Error, 0, 0, why, 0});
+      };
+      if (it->is_symlink(fileEc)) {
+        fs::path target = fs::weakly_canonical(it->path(), fileEc);
+        auto [a, b] = std::mismatch(inside.begin(), inside.end(), target.begin(), target.end());
+        if (a != inside.end()) {
+          problem("a symbolic link leading outside the workload directory; not read");
+          continue;
+        }
+        if (!fs::exists(it->path(), fileEc)) {
+          problem("a dangling symbolic link");
+          continue;
+        }
+      }
+      if (!it->is_regular_file(fileEc)) {
+        if (!it->is_directory(fileEc)) problem("not a regular file");
+        else if (rel.has_parent_path()) problem("a directory where a log file was expected");
+        continue;
+      }
       std::string node = rel.has_parent_path() ? rel.begin()->string() : "";
-      out->logs.push_back({it->path().string(), node, source});
+      out->logs.push_back({it->path().string(), node, source, name});
     }
     std::sort(out->logs.begin(), out->logs.end(), [](auto& a, auto& b) { return a.path < b.path; });
+    std::sort(refused.begin(), refused.end(), [](auto& a, auto& b) { return a.source < b.source; });
+    out->reports.insert(out->reports.end(), refused.begin(), refused.end());
   }
   if (out->logs.empty()) {
     out->reports.push_back({"files", "logs", ConnectorReport::Status::Empty, 0, 0, "no log files under logs/", 0});

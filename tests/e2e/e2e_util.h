@@ -21,7 +21,7 @@ namespace attrib::e2e {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Run {
+struct CliResult {
   int exit = -1;
   std::string out, err;
 };
@@ -79,14 +79,14 @@ class TempDir {
 };
 
 // Runs attrib with `args`; stdout and stderr go to files in `scratch`.
-inline Run runAttrib(const std::vector<std::string>& args, const fs::path& scratch) {
+inline CliResult runAttrib(const std::vector<std::string>& args, const fs::path& scratch) {
   std::string cmd = quote(ATTRIB_PATH);
   for (const auto& a : args) cmd += " " + quote(a);
   fs::create_directories(scratch);
   fs::path out = scratch / "attrib.stdout", err = scratch / "attrib.stderr";
   cmd += " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
   int status = std::system(cmd.c_str());
-  Run r;
+  CliResult r;
   r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = slurp(out);
   r.err = slurp(err);
@@ -98,11 +98,11 @@ inline Run runAttrib(const std::vector<std::string>& args, const fs::path& scrat
 // `attrib diagnose --no-timings [extra...] dir`, parsed; fails the test when the output is not
 // one JSON document or attrib did not exit 0.
 inline json diagnose(const fs::path& dir, const fs::path& scratch, const std::vector<std::string>& extra = {},
-                     Run* raw = nullptr) {
+                     CliResult* raw = nullptr) {
   std::vector<std::string> args = {"diagnose", "--no-timings"};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(dir.string());
-  Run r = runAttrib(args, scratch);
+  CliResult r = runAttrib(args, scratch);
   if (raw) *raw = r;
   EXPECT_EQ(r.exit, 0) << "stderr: " << r.err;
   json v = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
