@@ -572,27 +572,43 @@ class AstBuilder {
     for (auto* item : items) startItem(item);
   }
 
-  std::optional<ast::SymptomDecl> symptom(AttrParser::SymptomDeclContext* ctx) {
-    if (!ctx->ident()) return std::nullopt;
-    ast::SymptomDecl d;
+  // What every named declaration starts with: name, optional title, range, block layout.
+  template <typename Decl, typename Ctx, typename Items>
+  void declaration(Decl& d, Ctx* ctx, const Items& items, SourceRange* titleRange = nullptr) {
     d.name = ident(ctx->ident());
-    d.title = title(ctx->STRING(), &d.titleRange);
+    d.title = title(ctx->STRING(), titleRange);
     d.range = range(ctx);
     d.broken = containsSyntaxError(ctx);
     markBlock(ctx->LBRACE(), ctx->RBRACE());
-    startItems(ctx->symptomItem());
+    startItems(items);
+  }
+
+  // A clause a declaration has at most once (`when`, `where`): the first is kept, each later one
+  // is reported with a note pointing at the first.
+  void singleClause(ast::ExprPtr& first, ast::ExprPtr e, SourceRange where, const char* message, const char* what) {
+    if (!e) return;
+    if (!first) {
+      first = std::move(e);
+      return;
+    }
+    sink_.report(DiagKind::DuplicateProperty, where, message)
+        .note(first->range, fmt::format("the first '{}' clause is here", what));
+  }
+
+  std::optional<ast::SymptomDecl> symptom(AttrParser::SymptomDeclContext* ctx) {
+    if (!ctx->ident()) return std::nullopt;
+    ast::SymptomDecl d;
+    declaration(d, ctx, ctx->symptomItem(), &d.titleRange);
     for (auto* item : ctx->symptomItem()) {
       if (auto* c = dynamic_cast<AttrParser::OnItemContext*>(item)) {
         if (auto s = stream(c->streamSpec())) d.streams.push_back(std::move(*s));
       } else if (auto* c = dynamic_cast<AttrParser::MatchItemContext*>(item)) {
         if (present(c->REGEX())) d.matches.push_back(regex(c->REGEX()));
       } else if (auto* c = dynamic_cast<AttrParser::WhenItemContext*>(item)) {
-        if (d.when) {
-          sink_.report(DiagKind::DuplicateProperty, range(c), "a symptom has one 'when' clause; combine them with 'and'")
-              .note(d.when->range, "the first 'when' clause is here");
-          continue;
-        }
-        d.when = expr(c->expr());
+        bool repeated = d.when != nullptr;
+        singleClause(d.when, expr(c->expr()), range(c), "a symptom has one 'when' clause; combine them with 'and'",
+                     "when");
+        if (repeated) continue;
         if (c->DURATION()) {
           d.sustained = duration(c->DURATION());
           d.sustainedRange = SourceRange::cover(range(c->FOR()), range(c->DURATION()));
@@ -638,12 +654,7 @@ class AstBuilder {
   std::optional<ast::FilterDecl> filter(AttrParser::FilterDeclContext* ctx) {
     if (!ctx->ident()) return std::nullopt;
     ast::FilterDecl d;
-    d.name = ident(ctx->ident());
-    d.title = title(ctx->STRING());
-    d.range = range(ctx);
-    d.broken = containsSyntaxError(ctx);
-    markBlock(ctx->LBRACE(), ctx->RBRACE());
-    startItems(ctx->filterItem());
+    declaration(d, ctx, ctx->filterItem());
     for (auto* item : ctx->filterItem()) {
       ast::FilterStmt s;
       s.range = range(item);
@@ -673,12 +684,7 @@ class AstBuilder {
   std::optional<ast::RuleDecl> rule(AttrParser::RuleDeclContext* ctx) {
     if (!ctx->ident()) return std::nullopt;
     ast::RuleDecl d;
-    d.name = ident(ctx->ident());
-    d.title = title(ctx->STRING());
-    d.range = range(ctx);
-    d.broken = containsSyntaxError(ctx);
-    markBlock(ctx->LBRACE(), ctx->RBRACE());
-    startItems(ctx->ruleItem());
+    declaration(d, ctx, ctx->ruleItem());
     for (auto* item : ctx->ruleItem()) {
       if (auto* c = dynamic_cast<AttrParser::RuleWhenItemContext*>(item)) {
         d.whenRanges.push_back(range(c));
@@ -688,14 +694,8 @@ class AstBuilder {
         }
       } else if (auto* c = dynamic_cast<AttrParser::RuleWhereItemContext*>(item)) {
         d.whereRanges.push_back(range(c));
-        auto e = expr(c->expr());
-        if (!e) continue;
-        if (!d.where) {
-          d.where = std::move(e);
-        } else {
-          sink_.report(DiagKind::DuplicateProperty, range(c), "a rule has one 'where' clause; combine them with 'and'")
-              .note(d.where->range, "the first 'where' clause is here");
-        }
+        singleClause(d.where, expr(c->expr()), range(c), "a rule has one 'where' clause; combine them with 'and'",
+                     "where");
       } else if (auto* c = dynamic_cast<AttrParser::RuleThenItemContext*>(item)) {
         for (auto* a : c->ruleAction()) {
           ast::RuleAction action;
@@ -724,23 +724,12 @@ class AstBuilder {
   std::optional<ast::OutcomeDecl> outcome(AttrParser::OutcomeDeclContext* ctx) {
     if (!ctx->ident()) return std::nullopt;
     ast::OutcomeDecl d;
-    d.name = ident(ctx->ident());
-    d.title = title(ctx->STRING());
-    d.range = range(ctx);
-    d.broken = containsSyntaxError(ctx);
-    markBlock(ctx->LBRACE(), ctx->RBRACE());
-    startItems(ctx->outcomeItem());
+    declaration(d, ctx, ctx->outcomeItem());
     for (auto* item : ctx->outcomeItem()) {
       if (auto* c = dynamic_cast<AttrParser::OutcomeWhenItemContext*>(item)) {
         d.whenRanges.push_back(range(c));
-        auto e = expr(c->expr());
-        if (!e) continue;
-        if (!d.when) {
-          d.when = std::move(e);
-        } else {
-          sink_.report(DiagKind::DuplicateProperty, range(c), "an outcome has one 'when' clause; combine them with 'and' or 'or'")
-              .note(d.when->range, "the first 'when' clause is here");
-        }
+        singleClause(d.when, expr(c->expr()), range(c),
+                     "an outcome has one 'when' clause; combine them with 'and' or 'or'", "when");
       } else if (auto* c = dynamic_cast<AttrParser::OutcomePropertyItemContext*>(item)) {
         if (c->property()) d.properties.push_back(property(c->property()));
       }

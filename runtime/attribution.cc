@@ -418,7 +418,8 @@ class Run {
       ir::Role role = program_.symptoms[inst.symptom].role;
       if (inst.markedBad || (isCause(inst) && blamesNode(inst))) {
         bad[inst.node].insert(name);
-      } else if (inst.markedInteresting || (inst.explainedBy < 0 && role != ir::Role::Consequence)) {
+      } else if (inst.markedInteresting ||
+                 (inst.explainedBy < 0 && role != ir::Role::Consequence && static_cast<int32_t>(i) != root)) {
         interesting[inst.node].insert(name);
       }
       if (isCause(inst) && static_cast<int32_t>(i) != root && v.otherCauses.size() < 20) {
@@ -430,7 +431,8 @@ class Run {
       if (!bad.count(node)) v.interestingNodes.push_back({node, {symptoms.begin(), symptoms.end()}});
     }
 
-    // Downstream: explained instances grouped by symptom, explainer and rule.
+    // Downstream: explained instances grouped by symptom, the cause at the end of their chain of
+    // explanations (A explained by B explained by C: C), and the rule that explained them.
     struct Group {
       uint64_t count = 0;
       std::set<std::string> nodes;
@@ -440,7 +442,11 @@ class Run {
     std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
     for (const auto& inst : instances_) {
       if (!live(inst) || inst.explainedBy < 0) continue;
-      const Instance& by = instances_[inst.explainedBy];
+      int32_t cause = inst.explainedBy;
+      for (int guard = 0; instances_[cause].explainedBy >= 0 && guard < 1'000'000; ++guard) {
+        cause = instances_[cause].explainedBy;
+      }
+      const Instance& by = instances_[cause];
       std::string explainer = program_.symptoms[by.symptom].name + (by.node.empty() ? "" : "@" + by.node);
       Group& g = groups[{program_.symptoms[inst.symptom].name, explainer, program_.rules[inst.explainRule].name}];
       if (g.count == 0 || inst.time < g.first) g.first = inst.time;

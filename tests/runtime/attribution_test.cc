@@ -263,7 +263,9 @@ symptom peak { on metric gpu_temp when max(value) over 90s >= 100 and min(value)
   EXPECT_EQ(countOf(v, "avg_hot"), 1u);  // avg of 100 at 10:00 alone; later windows are cooler
   EXPECT_EQ(countOf(v, "peak"), 1u);  // at 10:02 the window (10:00:30, 10:02] holds 100 and 30
   for (const auto& c : v.otherCauses) {
-    if (c.symptom == "rising" || c.symptom == "jump" || c.symptom == "peak") EXPECT_EQ(c.time, at("2026-01-01T10:02:00Z"));
+    if (c.symptom == "rising" || c.symptom == "jump" || c.symptom == "peak") {
+      EXPECT_EQ(c.time, at("2026-01-01T10:02:00Z")) << c.symptom;
+    }
   }
 }
 

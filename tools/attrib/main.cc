@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "attrib_version.h"
+#include "tools/cli_parse.h"
 #include "connectors/local/workload_dir.h"
 #include "runtime/verdict.h"
 #include "tools/attrib/rule_set.h"
@@ -81,18 +82,7 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    printError(fmt::format("{}; run 'attrib --help'", e.what()));
-    return kExitUsage;
-  }
+  if (auto status = attrib::tools::parseCommandLine(app, argc, argv)) return *status;
   if (*diagnoseCmd) return runDiagnose(diagnose);
   return kExitUsage;
 }

@@ -15,18 +15,8 @@ namespace attrib::tools {
 int runBuild(const BuildOptions& options) {
   DiagnosticSink sink;
   Compilation compilation(sink);
-  for (const auto& path : options.paths) {
-    std::string error;
-    if (!compilation.addPath(path, &error)) {
-      printError(error);
-      return kExitUsage;
-    }
-  }
-  compilation.check();
-  if (sink.errorCount() > 0 || sink.warningCount() > 0) printDiagnosticsText(compilation, options.color);
-  if (sink.errorCount() > 0) {
-    printError("the rules have errors; no bundle was written");
-    return kExitProblems;
+  if (int status = readAndCheck(compilation, options.paths, options.color, "no bundle was written"); status != kExitOk) {
+    return status;
   }
   LowerOptions lower;
   lower.name = options.name;

@@ -28,13 +28,7 @@ int runCheck(const CheckOptions& options) {
     }
   }
   Compilation compilation(sink);
-  for (const auto& path : options.paths) {
-    std::string error;
-    if (!compilation.addPath(path, &error)) {
-      printError(error);
-      return kExitUsage;
-    }
-  }
+  if (int status = readPaths(compilation, options.paths); status != kExitOk) return status;
   compilation.check();
 
   if (options.format == "json") {

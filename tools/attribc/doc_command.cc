@@ -131,18 +131,9 @@ std::string renderRuleCatalogue(const ir::Program& program, const std::string& t
 int runDoc(const DocOptions& options) {
   DiagnosticSink sink;
   Compilation compilation(sink);
-  for (const auto& path : options.paths) {
-    std::string error;
-    if (!compilation.addPath(path, &error)) {
-      printError(error);
-      return kExitUsage;
-    }
-  }
-  compilation.check();
-  if (sink.errorCount() > 0) {
-    printDiagnosticsText(compilation, options.color);
-    printError("the rules have errors; no catalogue was written");
-    return kExitProblems;
+  if (int status = readAndCheck(compilation, options.paths, options.color, "no catalogue was written");
+      status != kExitOk) {
+    return status;
   }
   fmt::print("{}", renderRuleCatalogue(lower(compilation), options.title));
   return kExitOk;

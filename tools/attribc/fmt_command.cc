@@ -47,13 +47,7 @@ int runFmt(const FmtOptions& options) {
   }
   DiagnosticSink sink;
   Compilation compilation(sink);
-  for (const auto& path : options.paths) {
-    std::string error;
-    if (!compilation.addPath(path, &error)) {
-      printError(error);
-      return kExitUsage;
-    }
-  }
+  if (int status = readPaths(compilation, options.paths); status != kExitOk) return status;
   // Formatting needs only a clean parse of each file; names are not resolved.
   std::vector<ParseResult> parsed;
   for (FileId id = 0; id < compilation.sources().size(); ++id) {

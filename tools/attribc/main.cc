@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "attribc_version.h"
+#include "tools/cli_parse.h"
 #include "tools/attribc/commands.h"
 #include "tools/attribc/output.h"
 
@@ -65,18 +66,7 @@ int main(int argc, char** argv) {
   std::string helpTopic;
   helpCmd->add_option("command", helpTopic, "The command to explain");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    attrib::tools::printError(fmt::format("{}; run 'attribc --help'", e.what()));
-    return attrib::tools::kExitUsage;
-  }
+  if (auto status = attrib::tools::parseCommandLine(app, argc, argv)) return *status;
 
   if (*checkCmd) return attrib::tools::runCheck(check);
   if (*fmtCmd) return attrib::tools::runFmt(fmtOptions);

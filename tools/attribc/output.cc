@@ -33,4 +33,28 @@ void printDiagnosticsText(Compilation& compilation, ColorMode color) {
   }
 }
 
+int readPaths(Compilation& compilation, const std::vector<std::string>& paths) {
+  for (const auto& path : paths) {
+    std::string error;
+    if (!compilation.addPath(path, &error)) {
+      printError(error);
+      return kExitUsage;
+    }
+  }
+  return kExitOk;
+}
+
+int readAndCheck(Compilation& compilation, const std::vector<std::string>& paths, ColorMode color,
+                 const std::string& consequence) {
+  if (int status = readPaths(compilation, paths); status != kExitOk) return status;
+  compilation.check();
+  DiagnosticSink& sink = compilation.diagnostics();
+  if (sink.errorCount() > 0 || sink.warningCount() > 0) printDiagnosticsText(compilation, color);
+  if (sink.errorCount() > 0) {
+    printError(fmt::format("the rules have errors; {}", consequence));
+    return kExitProblems;
+  }
+  return kExitOk;
+}
+
 }  // namespace attrib::tools

@@ -13,18 +13,8 @@ namespace attrib::tools {
 int runTest(const TestOptions& options) {
   DiagnosticSink sink;
   Compilation compilation(sink);
-  for (const auto& path : options.paths) {
-    std::string error;
-    if (!compilation.addPath(path, &error)) {
-      printError(error);
-      return kExitUsage;
-    }
-  }
-  compilation.check();
-  if (sink.errorCount() > 0) {
-    printDiagnosticsText(compilation, options.color);
-    printError("the rules have errors; tests were not run");
-    return kExitProblems;
+  if (int status = readAndCheck(compilation, options.paths, options.color, "tests were not run"); status != kExitOk) {
+    return status;
   }
   BundleResult built = buildBundle(compilation, {"test", "0.0.0"}, ATTRIB_VERSION);
   std::string error;
