@@ -431,15 +431,17 @@ class Run {
       if (!bad.count(node)) v.interestingNodes.push_back({node, {symptoms.begin(), symptoms.end()}});
     }
 
-    // Downstream: explained instances grouped by symptom, the cause at the end of their chain of
-    // explanations (A explained by B explained by C: C), and the rule that explained them.
+    // Downstream: explained instances grouped by symptom and the cause at the end of their chain
+    // of explanations (A explained by B explained by C: C). The group names the rule that
+    // explained most of its instances.
     struct Group {
       uint64_t count = 0;
       std::set<std::string> nodes;
       std::set<int64_t> ranks;
       int64_t first = 0;
+      std::map<std::string, uint64_t> rules;
     };
-    std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+    std::map<std::pair<std::string, std::string>, Group> groups;
     for (const auto& inst : instances_) {
       if (!live(inst) || inst.explainedBy < 0) continue;
       int32_t cause = inst.explainedBy;
@@ -448,15 +450,17 @@ class Run {
       }
       const Instance& by = instances_[cause];
       std::string explainer = program_.symptoms[by.symptom].name + (by.node.empty() ? "" : "@" + by.node);
-      Group& g = groups[{program_.symptoms[inst.symptom].name, explainer, program_.rules[inst.explainRule].name}];
+      Group& g = groups[{program_.symptoms[inst.symptom].name, explainer}];
+      ++g.rules[program_.rules[inst.explainRule].name];
       if (g.count == 0 || inst.time < g.first) g.first = inst.time;
       ++g.count;
       if (!inst.node.empty()) g.nodes.insert(inst.node);
       if (inst.rank) g.ranks.insert(*inst.rank);
     }
     for (auto& [key, g] : groups) {
-      v.downstream.push_back({std::get<0>(key), g.count, g.nodes.size(), g.ranks.size(), g.first, std::get<1>(key),
-                              std::get<2>(key)});
+      auto rule = std::max_element(g.rules.begin(), g.rules.end(),
+                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+      v.downstream.push_back({key.first, g.count, g.nodes.size(), g.ranks.size(), g.first, key.second, rule->first});
     }
     std::stable_sort(v.downstream.begin(), v.downstream.end(),
                      [](const auto& a, const auto& b) { return a.count > b.count; });

@@ -86,8 +86,11 @@ const std::vector<Example>& examples() {
                "host.oom.oom_explains_teardown"},
               {"std.teardown.signal_received", 1, 1, std::nullopt, "host.oom.kernel_oom_kill@gpu-0023",
                "host.oom.oom_explains_teardown"},
-              {"std.teardown.closing_signal", 7, 1, std::nullopt, "host.oom.kernel_oom_kill@gpu-0023",
-               "host.oom.oom_explains_teardown"},
+              // Every launcher stopping its workers, through the job's OUT_OF_MEMORY state (which the
+              // kill explains) or directly: one group under the cause at the end of the chain, named
+              // by the rule that explained most of them.
+              {"std.teardown.closing_signal", 31, 4, std::nullopt, "host.oom.kernel_oom_kill@gpu-0023",
+               "scheduler.slurm.scheduler_explains_teardown"},
               // The peers on the other three nodes: two matching lines per rank (the watchdog's
               // message and its ncclRemoteError continuation).
               {"std.nccl.remote_process_exited", 18, 3, 9, "host.oom.kernel_oom_kill@gpu-0023",
