@@ -5,7 +5,12 @@
 // does: one hs_scan call per chunk of about 8 MB of whole lines, one thread, one scratch. It does
 // only that: no line index, no confirmation, no extraction, so the time is Hyperscan plus read(2).
 //
-//   hs_scan [--chunk BYTES] PATTERNS PATH...
+//   hs_scan [--chunk BYTES] [--line-index] [--nul-check] PATTERNS PATH...
+//
+// --line-index and --nul-check add, one at a time, the two passes attrib's reader and scanner
+// make over every byte besides Hyperscan (runtime/log_reader.cc cutChunk: one memchr call and one
+// push_back per line, to index line starts; runtime/log_scanner.cc: a memchr for NUL bytes per
+// chunk), so bench/run can say what each costs.
 //
 // PATTERNS has one pattern per line, "FLAGS<TAB>REGEX" (bench/patterns.py writes it); FLAGS may
 // be empty. PATH is a file or a directory searched recursively for *.log, *.log.N and *.gz
@@ -147,14 +152,19 @@ int onMatch(unsigned, unsigned long long, unsigned long long to, unsigned, void*
 
 int main(int argc, char** argv) {
   size_t chunk = 8u << 20;
+  bool lineIndex = false, nulCheck = false;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--chunk" && i + 1 < argc) {
       chunk = std::strtoull(argv[++i], nullptr, 10);
       if (chunk == 0) die("--chunk must be positive");
+    } else if (a == "--line-index") {
+      lineIndex = true;
+    } else if (a == "--nul-check") {
+      nulCheck = true;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: hs_scan [--chunk BYTES] PATTERNS PATH...\n");
+      std::printf("usage: hs_scan [--chunk BYTES] [--line-index] [--nul-check] PATTERNS PATH...\n");
       return 0;
     } else {
       args.push_back(a);
@@ -201,7 +211,8 @@ int main(int argc, char** argv) {
   const size_t capacity = chunk + (1u << 20);
   std::unique_ptr<char[]> buffer(new char[capacity + 1]);
   Counts counts;
-  unsigned long long bytes = 0, lines = 0, calls = 0;
+  std::vector<uint32_t> lineStarts;  // --line-index: as attrib's LogChunk::lineStarts
+  unsigned long long bytes = 0, lines = 0, calls = 0, indexed = 0, nuls = 0;
   auto scanStart = Clock::now();
   for (const auto& path : files) {
     Source source(path);
@@ -222,6 +233,18 @@ int main(int argc, char** argv) {
         const void* nl = memrchr(buffer.get(), '\n', end);
         cut = nl ? static_cast<const char*>(nl) - buffer.get() + 1 : end;  // no newline: scan it all
       }
+      if (lineIndex) {  // = ChunkedReader::cutChunk's loop
+        lineStarts.clear();
+        for (size_t start = 0; start < cut;) {
+          const void* nl = std::memchr(buffer.get() + start, '\n', cut - start);
+          lineStarts.push_back(static_cast<uint32_t>(start));
+          start = nl ? static_cast<const char*>(nl) - buffer.get() + 1 : cut;
+        }
+        indexed += lineStarts.size();
+      }
+      if (nulCheck && std::memchr(buffer.get(), 0, cut)) {  // = FileScan::run's binary-data check
+        nuls += static_cast<unsigned long long>(std::count(buffer.get(), buffer.get() + cut, '\0'));
+      }
       counts.block = buffer.get();
       counts.blockSize = cut;
       counts.lineEnds.clear();
@@ -238,8 +261,9 @@ int main(int argc, char** argv) {
   double scanS = std::chrono::duration<double>(Clock::now() - scanStart).count();
   std::printf(
       "{\"patterns\": %zu, \"db_bytes\": %zu, \"compile_ms\": %.1f, \"files\": %zu, \"bytes\": %llu, "
-      "\"scan_calls\": %llu, \"matches\": %llu, \"matched_lines\": %llu, \"scan_s\": %.4f, \"gb_per_s\": %.3f}\n",
-      regexes.size(), dbSize, compileMs, files.size(), bytes, calls, counts.matches, lines, scanS,
+      "\"scan_calls\": %llu, \"matches\": %llu, \"matched_lines\": %llu, \"indexed_lines\": %llu, \"nul_bytes\": %llu, "
+      "\"scan_s\": %.4f, \"gb_per_s\": %.3f}\n",
+      regexes.size(), dbSize, compileMs, files.size(), bytes, calls, counts.matches, lines, indexed, nuls, scanS,
       scanS > 0 ? bytes / scanS / 1e9 : 0.0);
   hs_free_scratch(scratch);
   hs_free_database(db);
