@@ -225,13 +225,20 @@ int main(int argc, char** argv) {
         end += got;
       }
       if (end == 0) break;
-      size_t cut;
-      if (eof) {
-        if (buffer[end - 1] != '\n') buffer[end++] = '\n';  // complete the final line
-        cut = end;
-      } else {
+      // Like ChunkedReader::cutChunk: the chunk ends with the first line that reaches `chunk`
+      // bytes (or with the data, at the end of the file).
+      size_t cut = end;
+      if (end >= chunk) {
+        const void* nl = std::memchr(buffer.get() + chunk - 1, '\n', end - (chunk - 1));
+        if (nl) cut = static_cast<const char*>(nl) - buffer.get() + 1;
+      }
+      if (cut == end && !eof) {
         const void* nl = memrchr(buffer.get(), '\n', end);
-        cut = nl ? static_cast<const char*>(nl) - buffer.get() + 1 : end;  // no newline: scan it all
+        if (nl) cut = static_cast<const char*>(nl) - buffer.get() + 1;  // else: no newline, scan it all
+      }
+      if (cut == end && eof && buffer[end - 1] != '\n') {
+        buffer[end++] = '\n';  // complete the final line
+        cut = end;
       }
       if (lineIndex) {  // = ChunkedReader::cutChunk's loop
         lineStarts.clear();
