@@ -54,7 +54,7 @@ struct LogChunk {
 };
 
 struct LogReaderOptions {
-  size_t chunkBytes = 8u << 20;     // target chunk size
+  size_t chunkBytes = 1u << 20;     // target chunk size (fits in L2 while it is indexed and scanned)
   size_t maxLineBytes = 1u << 20;   // longer lines are cut (see above)
 };
 
@@ -71,6 +71,8 @@ class LogReader {
   virtual const std::string& error() const = 0;
   virtual uint64_t bytesRead() const = 0;       // decompressed bytes delivered so far
   virtual uint64_t truncatedLines() const = 0;  // lines cut at maxLineBytes
+  // Whether NUL bytes were seen in the lines delivered so far: binary data in a text log.
+  virtual bool sawBinary() const = 0;
 };
 
 }  // namespace attrib::runtime

@@ -118,13 +118,8 @@ class FileScan {
     LogChunk chunk;
     std::vector<Hit> hits;
     uint64_t lineCount = 0;
-    uint64_t nulBytes = 0;
     while (reader->next(chunk)) {
       lineCount += chunk.lineCount();
-      // Binary data is scanned like text, but the report says it was there.
-      if (std::memchr(chunk.data.data(), 0, chunk.data.size())) {
-        nulBytes += static_cast<uint64_t>(std::count(chunk.data.begin(), chunk.data.end(), '\0'));
-      }
       if (bundle_.logDatabase) {
         hits.clear();
         MatchState state{&chunk, &hits};
@@ -158,7 +153,8 @@ class FileScan {
       notes.push_back(fmt::format("{} line(s) longer than {} bytes were cut", reader->truncatedLines(),
                                   options_.reader.maxLineBytes));
     }
-    if (nulBytes > 0) notes.push_back(fmt::format("binary data: {} NUL byte(s)", nulBytes));
+    // Binary data is scanned like text, but the report says it was there.
+    if (reader->sawBinary()) notes.push_back("binary data (NUL bytes)");
     // Continuation lines (tracebacks) without a time of their own are normal; a file in which
     // no line checked had one is not, and every time taken from it is an estimate.
     if (timesChecked_ > 0 && timesFound_ == 0) {
