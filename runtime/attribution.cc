@@ -402,7 +402,22 @@ class Run {
       const ir::Outcome& out = program_.outcomes[o];
       v.outcomes.push_back({out.name, out.family, out.title, out.actions, out.confidence});
     }
-    if (root >= 0) v.root = finding(instances_[root]);
+    // The same event is often logged twice (the kernel ring buffer and syslog both carry an
+    // Xid): other instances of the root's symptom on its node within a few seconds are more
+    // evidence for the root, not other causes.
+    std::set<size_t> sameEvent;
+    if (root >= 0) {
+      const Instance& r = instances_[root];
+      v.root = finding(r);
+      constexpr int64_t kSameEvent = 5'000'000'000;  // 5 s
+      for (size_t i = 0; i < instances_.size(); ++i) {
+        const Instance& inst = instances_[i];
+        if (static_cast<int32_t>(i) == root || !isCause(inst) || inst.symptom != r.symptom || inst.node != r.node) continue;
+        if (inst.time - r.time > kSameEvent || r.time - inst.time > kSameEvent) continue;
+        sameEvent.insert(i);
+        if (v.root->evidence.size() < 5) v.root->evidence.push_back(evidenceOf(inst));
+      }
+    }
 
     // Nodes: blamed by the root and by other unexplained causes that blame a node or GPU, or
     // marked bad by a rule; interesting: other unexplained causes, context symptoms, marks.
@@ -422,7 +437,7 @@ class Run {
                  (inst.explainedBy < 0 && role != ir::Role::Consequence && static_cast<int32_t>(i) != root)) {
         interesting[inst.node].insert(name);
       }
-      if (isCause(inst) && static_cast<int32_t>(i) != root && v.otherCauses.size() < 20) {
+      if (isCause(inst) && static_cast<int32_t>(i) != root && !sameEvent.count(i) && v.otherCauses.size() < 20) {
         v.otherCauses.push_back(finding(inst));
       }
     }

@@ -16,6 +16,7 @@ struct Instance {
   int32_t symptom = -1;   // id in the program
   int64_t time = 0;       // ns since the epoch; estimated from neighbours when the line has none
   bool timeKnown = false; // the evidence itself carried the time
+  std::optional<int64_t> monotonic;  // kernel time since boot, when the line carried it
   std::string node;
   std::optional<int64_t> rank;
   std::string gpu;

@@ -228,6 +228,7 @@ class FileScan {
         inst.symptom = ref.symptom;
         inst.time = time;
         inst.timeKnown = timed;
+        inst.monotonic = prefix.monotonic;
         inst.node = file_.node;
         inst.rank = prefix.rank ? std::optional<int64_t>(*prefix.rank) : std::nullopt;
         if (given && given->rank) inst.rank = given->rank;
@@ -317,6 +318,24 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
   worker();
   for (auto& t : pool) t.join();
 
+  // A kernel line read through syslog carries both clocks ("Nov 29 10:42:00 host kernel:
+  // [10523.000001] ..."), which gives the node's boot time; dmesg lines of the same node that
+  // carry only the monotonic clock then get their wall-clock time from it.
+  std::map<std::string, int64_t> bootTime;
+  for (size_t i = 0; i < files.size(); ++i) {
+    for (const auto& inst : perFile[i]) {
+      if (inst.timeKnown && inst.monotonic && !bootTime.count(inst.node)) bootTime[inst.node] = inst.time - *inst.monotonic;
+    }
+  }
+  for (auto& found : perFile) {
+    for (auto& inst : found) {
+      auto boot = bootTime.find(inst.node);
+      if (!inst.timeKnown && inst.monotonic && boot != bootTime.end()) {
+        inst.time = boot->second + *inst.monotonic;
+        inst.timeKnown = true;
+      }
+    }
+  }
   for (size_t i = 0; i < files.size(); ++i) {
     result.lines += lines[i];
     result.bytes += result.reports[i].bytes;

@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <random>
+
+#include <unistd.h>
 
 #include "runtime/verdict.h"
 #include "tests/runtime/engine_util.h"
@@ -308,6 +312,42 @@ TEST(Attribution, DeterministicWhateverTheOrderOfEvidence) {
     EXPECT_EQ(v.downstream[0].count, 64u);
   }
   EXPECT_EQ(runtime::toJson(diagnose(*engine, lines), stable).size(), expected.size());
+}
+
+}  // namespace
+}  // namespace attrib
+
+namespace attrib {
+namespace {
+
+TEST(Attribution, KernelLinesGetWallClockTimeFromTheNodesSyslog) {
+  namespace fs = std::filesystem;
+  auto engine = testing::engineFor(R"(
+symptom xid79 {
+  on log(source in [syslog, dmesg])
+  match /NVRM: Xid \(PCI:(?<gpu>[0-9a-f:.]+)\): 79\b/
+  family accelerator-gpu severity critical blame node
+}
+)");
+  fs::path dir = fs::temp_directory_path() / fmt::format("attrib_boot_{}", ::getpid());
+  fs::create_directories(dir);
+  // syslog carries both clocks for one kernel line; dmesg only the monotonic one.
+  std::ofstream(dir / "syslog.log") << "Nov 29 10:41:00 n2 kernel: [10463.000000] eth0: link becomes ready\n"
+                                    << "Nov 29 10:42:00 n2 kernel: [10523.000001] " << kXid << "\n";
+  std::ofstream(dir / "dmesg.log") << "[10523.000001] " << kXid << "\n";
+  runtime::WorkloadEvidence evidence;
+  evidence.workload.start = at("2026-11-29T08:00:00Z");
+  evidence.logs = {{(dir / "dmesg.log").string(), "n2", "dmesg", ""}, {(dir / "syslog.log").string(), "n2", "syslog", ""}};
+  auto v = engine->diagnose(std::move(evidence));
+  fs::remove_all(dir);
+  ASSERT_TRUE(v.root);
+  // syslog has whole seconds; the dmesg copy, 1 us later by the kernel clock, is the same event.
+  EXPECT_EQ(v.root->time, at("2026-11-29T10:42:00Z"));
+  EXPECT_TRUE(v.root->timeKnown);
+  // The two copies of the event are one root with two pieces of evidence, not two causes.
+  EXPECT_EQ(v.root->evidence.size(), 2u);
+  EXPECT_TRUE(v.otherCauses.empty());
+  EXPECT_TRUE(v.confidenceNotes.empty());
 }
 
 }  // namespace
