@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # From a fresh Debian 12 machine: install packages, build, and run attrib's main job on the
-# bundled examples: check the stdlib rule library and the example site rules together, show what
-# a mistake in a rule file looks like, then diagnose an example workload (examples/README.md):
-# a GPU that fell off the bus, hidden behind 127 NCCL timeouts.
+# bundled examples (examples/README.md): diagnose a workload in which a GPU fell off the bus,
+# hidden behind 127 NCCL timeouts; then the rule toolchain: check and test the stdlib with the
+# example site rules, and show what mistakes in a rule file look like.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -10,8 +10,22 @@ scripts/build.sh >/dev/null
 attribc=build/tools/attribc/attribc
 attrib=build/tools/attrib/attrib
 
+echo "== attrib diagnose --format text examples/xid79-nccl-cascade (16 nodes, 128 ranks; --format json for the verdict)"
+"$attrib" diagnose --format text examples/xid79-nccl-cascade
+
+for example in host-oom user-code-exception; do
+  echo
+  echo "== attrib diagnose --format text examples/$example"
+  "$attrib" diagnose --format text "examples/$example"
+done
+
+echo
 echo "== attribc check stdlib-rules examples/rules"
 "$attribc" check stdlib-rules examples/rules
+
+echo
+echo "== attribc test stdlib-rules examples/rules"
+"$attribc" test stdlib-rules examples/rules
 
 echo
 echo "== attribc check examples/mistakes/typos.attr.txt (a file with mistakes, to show the diagnostics)"
@@ -23,7 +37,3 @@ cp examples/mistakes/typos.attr.txt "$tmp/typos.attr"
 echo
 echo "== the same as JSON lines (--format json), for tools; --format sarif annotates pull requests"
 (cd "$tmp" && "$OLDPWD/$attribc" check --format json typos.attr | head -n 2) || true
-
-echo
-echo "== attrib diagnose --format text examples/xid79-nccl-cascade (16 nodes, 128 ranks; --format json for the verdict)"
-"$attrib" diagnose --format text examples/xid79-nccl-cascade

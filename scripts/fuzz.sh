@@ -5,6 +5,8 @@
 # Usage: scripts/fuzz.sh [SECONDS]   (default 60, per fuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys on relative paths below the checkout, so every clone shares one cache.
+export CCACHE_BASEDIR="$PWD"
 seconds=${1:-60}
 jobs=${ATTRIB_JOBS:-$(nproc)}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
