@@ -296,28 +296,16 @@ class AstBuilder {
   }
 
   ast::PropertyValue propertyValue(AttrParser::PropertyValueContext* ctx) {
-    ast::PropertyValue v;
-    if (!ctx) return v;
-    v.range = range(ctx);
-    v.text = std::string(textOf(v.range));
-    using K = ast::PropertyValue::Kind;
-    if (ctx->STRING()) { v.kind = K::String; v.text = string(ctx->STRING()); }
-    else if (ctx->signedNumber()) { return signedNumber(ctx->signedNumber()); }
-    else if (ctx->DURATION()) { v.kind = K::Duration; v.intValue = duration(ctx->DURATION()); }
-    else if (ctx->TIMESTAMP()) { v.kind = K::Timestamp; v.intValue = timestamp(ctx->TIMESTAMP()); }
-    else if (ctx->NONE()) { v.kind = K::None; }
-    else if (ctx->TRUE() || ctx->FALSE()) { v.kind = K::Bool; v.boolValue = ctx->TRUE() != nullptr; }
-    else if (ctx->word()) { return word(ctx->word()); }
-    else if (auto* list = ctx->propertyList()) {
-      v.kind = K::List;
-      for (auto* item : list->propertyValue()) v.items.push_back(propertyValue(item));
-    }
-    return v;
+    if (ctx && ctx->word()) return word(ctx->word());
+    return literalValue(ctx);
   }
 
-  // The non-word forms of an expectation argument, read like property values.
-  ast::PropertyValue expectValue(AttrParser::ExpectArgContext* ctx) {
+  // The non-word forms of a value: a property value or an expectation argument (both rules
+  // list the same literal alternatives).
+  template <typename Ctx>
+  ast::PropertyValue literalValue(Ctx* ctx) {
     ast::PropertyValue v;
+    if (!ctx) return v;
     v.range = range(ctx);
     v.text = std::string(textOf(v.range));
     using K = ast::PropertyValue::Kind;
@@ -835,7 +823,7 @@ class AstBuilder {
           } else if (a->expectWord()) {
             arg.value = word(a->expectWord());
           } else {
-            arg.value = expectValue(a);
+            arg.value = literalValue(a);
           }
           e.args.push_back(std::move(arg));
         }

@@ -160,11 +160,8 @@ class Lowerer {
     out.metric = stream.metric;
     for (const auto& re : s.matches) out.patterns.push_back({re.pattern, re.flags, re.captures});
     if (s.when) {
-      Frame frame;
-      frame.implicitSlot = 0;
-      frame.nextSlot = 1;
       out.hasWhen = true;
-      out.when = predicate(*s.when, frame);
+      out.when = instancePredicate(*s.when);
     }
     out.sustained = s.sustained.value_or(0);
   }
@@ -179,11 +176,8 @@ class Lowerer {
                                                            : ir::FilterStatement::Kind::KeepWhere;
       s.set = setOf(st.symptoms);
       if (st.where) {
-        Frame frame;
-        frame.implicitSlot = 0;
-        frame.nextSlot = 1;
         s.hasWhere = true;
-        s.where = predicate(*st.where, frame);
+        s.where = instancePredicate(*st.where);
       }
       s.keepFirst = st.keepFirst;
       s.keepCount = st.keepCount;
@@ -260,6 +254,15 @@ class Lowerer {
   // A predicate position. Symptom-set operands (`xid48 and ...`) were already lowered to
   // `exists`, so a predicate is an ordinary bool expression.
   ir::Expr predicate(const ast::Expr& e, Frame& frame) { return expr(e, frame); }
+
+  // A predicate over one instance in slot 0, whose fields bare names read (symptom clauses,
+  // filter statements).
+  ir::Expr instancePredicate(const ast::Expr& e) {
+    Frame frame;
+    frame.implicitSlot = 0;
+    frame.nextSlot = 1;
+    return predicate(e, frame);
+  }
 
   int32_t aliasSlot(const Frame& frame, const std::string& name) const {
     for (auto it = frame.aliases.rbegin(); it != frame.aliases.rend(); ++it) {
