@@ -347,8 +347,34 @@ bool rankInBrackets(std::string_view s, size_t* pos, int32_t* rank) {
   return true;
 }
 
-// One bracketed item: rank, kernel monotonic time, dmesg -T, or an ISO timestamp in brackets
-// ("[2026-01-01 10:00:00,123]", as torch.distributed's launcher writes).
+// Inside brackets, after '[': a glog prefix, as PyTorch's C++ code logs it:
+// "E1129 13:52:01.123456 4242 ProcessGroupNCCL.cpp:563]" (severity, month and day, time,
+// thread, source location). The year comes from the reference time, as for syslog.
+bool glogInBrackets(std::string_view s, size_t* pos, const PrefixOptions& options, int64_t* time) {
+  size_t p = *pos;
+  if (p >= s.size() || std::string_view("IWEF").find(s[p]) == std::string_view::npos) return false;
+  ++p;
+  MonthDayClock when;
+  if (!fixedDigits(s, &p, 2, &when.month) || !fixedDigits(s, &p, 2, &when.day) || !consume(s, &p, ' ') ||
+      !clockNanos(s, &p, /*allowComma=*/false, &when.nanosOfDay) || !consume(s, &p, ' ')) {
+    return false;
+  }
+  if (!validDate(2000, when.month, when.day)) return false;
+  // Thread id and source location, then the closing bracket: a short, bracket-free run.
+  constexpr size_t kMaxTail = 256;
+  size_t close = s.find(']', p);
+  if (close == std::string_view::npos || close - p > kMaxTail || s.substr(p, close - p).find('[') != std::string_view::npos) {
+    return false;
+  }
+  auto t = syslogTime(when, options);
+  if (!t) return false;
+  *pos = close + 1;
+  *time = *t;
+  return true;
+}
+
+// One bracketed item: rank, kernel monotonic time, dmesg -T, glog, or an ISO timestamp in
+// brackets ("[2026-01-01 10:00:00,123]", as torch.distributed's launcher writes).
 bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
   size_t p = *pos;
   if (!consume(s, &p, '[')) return false;
@@ -359,6 +385,8 @@ bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, It
   } else if (monotonicInBrackets(s, &p, &value)) {
     *item = Item{Item::kMonotonic, value};
   } else if (ctimeInBrackets(s, &p, options, &value)) {
+    *item = Item{Item::kTime, value};
+  } else if (glogInBrackets(s, &p, options, &value)) {
     *item = Item{Item::kTime, value};
   } else if (isoTimestamp(s, &p, options, &value) && consume(s, &p, ']')) {
     *item = Item{Item::kTime, value};

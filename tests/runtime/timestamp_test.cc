@@ -205,6 +205,21 @@ TEST(Timestamp, Syslog) {
   EXPECT_EQ(parseLinePrefix("Nov 29 21:28:29 host x", cet).time, kNov29);
 }
 
+TEST(Timestamp, GlogAsPyTorchWritesIt) {
+  const PrefixOptions late2026 = reference(kNov29 - 86400 * kSecond);
+  std::string_view line =
+      "[rank9]:[E1129 20:28:29.123456 4242 ProcessGroupNCCL.cpp:563] [Rank 9] Watchdog caught collective";
+  LinePrefix p = parseLinePrefix(line, late2026);
+  EXPECT_EQ(p.time, kNov29 + 123'456'000);
+  EXPECT_EQ(p.rank, 9);
+  EXPECT_EQ(message(line, p), "Watchdog caught collective");  // "[Rank 9]" is a rank prefix too
+  // Without a reference there is no year, so no time; a month 13 or no closing bracket is not glog.
+  EXPECT_FALSE(parseLinePrefix("[I1129 20:28:29.1 1 a.cpp:1] x").time);
+  EXPECT_FALSE(parseLinePrefix("[E1329 20:28:29.123456 4242 a.cpp:1] x", late2026).time);
+  EXPECT_FALSE(parseLinePrefix("[E1129 20:28:29.123456 4242 a.cpp:1 x", late2026).time);
+  EXPECT_FALSE(parseLinePrefix("[X1129 20:28:29.123456 4242 a.cpp:1] x", late2026).time);
+}
+
 TEST(Timestamp, SyslogWithoutReferenceHasNoTime) {
   std::string_view line = "Nov 29 20:28:29 host x";
   LinePrefix p = parseLinePrefix(line);
