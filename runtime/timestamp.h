@@ -39,7 +39,8 @@ struct PrefixOptions {
 // launcher may stack them ("12: [rank12]: 2026-01-01T10:00:00Z ..."):
 //   2026-01-01T10:00:00Z, 2026-01-01T10:00:00.123456+02:00, 2026-01-01 10:00:00,123 (asctime),
 //   2026-01-01 10:00:00.123, Nov 29 20:28:29 (syslog), Nov  9 20:28:29, [12345.678901] (dmesg),
-//   [Sun Nov 29 20:28:29 2026] (dmesg -T), [rank12]:, [Rank 12]:, "12: " with srunLabels.
+//   [Sun Nov 29 20:28:29 2026] (dmesg -T), [E1129 20:28:29.123456 4242 file.cpp:563] (glog, as
+//   PyTorch's C++ code logs; no year, like syslog), [rank12]:, [Rank 12]:, "12: " with srunLabels.
 // A syslog line ("Nov 29 20:28:29 host kernel: [123.456] text") yields both time and monotonic.
 //
 // Details:
