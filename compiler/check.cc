@@ -52,13 +52,12 @@ class Checker {
  private:
   // ------------------------------------------------------------------ declarations
 
-  void declareName(const std::string& qualified, const ast::Ident& name, const std::string& what) {
+  void declareName(const std::string& qualified, const ast::Ident& name) {
     auto [it, inserted] = firstDefinition_.emplace(qualified, name.range);
     if (!inserted) {
       sink_.report(DiagKind::DuplicateDeclaration, name.range, fmt::format("redefinition of '{}'", qualified))
           .note(it->second, fmt::format("'{}' was first defined here", qualified));
     }
-    (void)what;
   }
 
   void declare(ast::Module& m) {
@@ -68,7 +67,7 @@ class Checker {
     for (auto& decl : m.declarations) {
       if (auto* s = std::get_if<ast::SymptomDecl>(&decl)) {
         std::string q = ast::qualify(pkg, s->name.text);
-        declareName(q, s->name, "symptom");
+        declareName(q, s->name);
         if (!index_.symptoms.count(q)) {
           SymptomInfo info;
           info.decl = s;
@@ -83,15 +82,15 @@ class Checker {
         }
       } else if (auto* f = std::get_if<ast::FilterDecl>(&decl)) {
         std::string q = ast::qualify(pkg, f->name.text);
-        declareName(q, f->name, "filter");
+        declareName(q, f->name);
         index_.filters.emplace(q, f);
       } else if (auto* r = std::get_if<ast::RuleDecl>(&decl)) {
         std::string q = ast::qualify(pkg, r->name.text);
-        declareName(q, r->name, "rule");
+        declareName(q, r->name);
         index_.rules.emplace(q, r);
       } else if (auto* o = std::get_if<ast::OutcomeDecl>(&decl)) {
         std::string q = ast::qualify(pkg, o->name.text);
-        declareName(q, o->name, "outcome");
+        declareName(q, o->name);
         index_.outcomes.emplace(q, o);
       } else if (auto* t = std::get_if<ast::TestDecl>(&decl)) {
         auto [it, inserted] = testNames.emplace(t->name, t->nameRange);
@@ -245,13 +244,13 @@ class Checker {
     });
   }
 
-  std::string titleConflict(const std::optional<std::string>& title, const std::map<std::string, const ast::Property*>& seen,
-                            const ast::Ident& name) {
+  // A title after the name and a `title` property would be two titles.
+  void titleConflict(const std::optional<std::string>& title, const std::map<std::string, const ast::Property*>& seen,
+                     const ast::Ident& name) {
     if (title && seen.count("title")) {
       sink_.report(DiagKind::DuplicateProperty, seen.at("title")->name.range,
                    fmt::format("'{}' already has a title after its name", name.text));
     }
-    return {};
   }
 
   // ------------------------------------------------------------------ symptoms
@@ -318,7 +317,7 @@ class Checker {
     }
     for (auto& re : s.matches) {
       exprs_.checkRegexLiteral(re, true);
-      warnShadowedCaptures(re, stream.kind);
+      warnShadowedCaptures(re);
     }
 
     if (s.when) {
@@ -334,7 +333,7 @@ class Checker {
   // Captures named node, rank and gpu set those fields of the instance (documented); a capture
   // with another built-in field's name could never be read (wherever the name may also denote
   // a metric or scheduler symptom, as through `root`, the field wins).
-  void warnShadowedCaptures(const ast::Regex& re, ast::StreamSpec::Kind stream) {
+  void warnShadowedCaptures(const ast::Regex& re) {
     static const std::vector<std::string> builtins = {"time",  "symptom", "family", "source",    "text",  "value",
                                                       "metric", "state",  "exit_code", "signal", "reason"};
     for (const auto& c : re.captures) {
@@ -344,7 +343,6 @@ class Checker {
                                  "field; rename the capture", c, c));
       }
     }
-    (void)stream;
   }
 
   void checkSource(const ast::PropertyValue& v) {
