@@ -221,9 +221,28 @@ class Run {
     return false;
   }
 
+  // Runs the rules of one phase. `explain` actions are collected from every rule of the phase
+  // and resolved together, so that each consequence is explained by its earliest explainer
+  // whichever rule (and package) proposed it; ties go to the rule declared first.
   void runRules(ir::Phase phase) {
+    proposals_.clear();
     for (size_t r = 0; r < program_.rules.size(); ++r) {
       if (program_.rules[r].phase == phase) runRule(static_cast<int32_t>(r));
+    }
+    auto key = [&](const Proposal& p) {
+      const Instance& s = instances_[p.subject];
+      const Instance& b = instances_[p.by];
+      // Earliest explainers first: each subject takes the earliest explainer that does not close
+      // a cycle, and an earlier event is never explained away by a later one it explains.
+      return std::make_tuple(b.time, b.sequence, s.time, s.sequence, p.rule);
+    };
+    std::sort(proposals_.begin(), proposals_.end(), [&](const Proposal& a, const Proposal& b) { return key(a) < key(b); });
+    for (const auto& p : proposals_) {
+      Instance& subject = instances_[p.subject];
+      if (subject.explainedBy >= 0 || subject.filtered || instances_[p.by].filtered) continue;
+      if (explainedThrough(p.by, p.subject)) continue;  // never a cycle
+      subject.explainedBy = p.by;
+      subject.explainRule = p.rule;
     }
   }
 
@@ -285,15 +304,10 @@ class Run {
     for (const auto& a : rule.actions) {
       Instance& subject = instances_[chosen[a.subject]];
       switch (a.kind) {
-        case ir::RuleAction::Kind::Explain: {
-          int32_t by = chosen[a.object];
-          // The earliest explainer wins (assignments are enumerated in time order); never a cycle.
-          if (subject.explainedBy < 0 && !explainedThrough(by, chosen[a.subject])) {
-            subject.explainedBy = by;
-            subject.explainRule = r;
-          }
+        case ir::RuleAction::Kind::Explain:
+          // Resolved at the end of the phase (runRules); an earlier phase's explanation stands.
+          if (subject.explainedBy < 0) proposals_.push_back({chosen[a.subject], chosen[a.object], r});
           break;
-        }
         case ir::RuleAction::Kind::MarkBad: subject.markedBad = true; break;
         case ir::RuleAction::Kind::MarkInteresting: subject.markedInteresting = true; break;
         case ir::RuleAction::Kind::Drop:
@@ -523,6 +537,10 @@ class Run {
   Interpreter interpreter_;
   uint64_t sequence_ = 0;
   std::vector<std::string> truncatedRules_;
+  struct Proposal {
+    int32_t subject, by, rule;
+  };
+  std::vector<Proposal> proposals_;  // explain actions of the current phase
 };
 
 }  // namespace
