@@ -157,8 +157,16 @@ std::string toText(const Verdict& v) {
     for (size_t i = 0; i < v.badNodes.size(); ++i) out += (i ? ", " : "") + v.badNodes[i].node;
     out += "\n";
   }
-  for (const auto& d : v.downstream) {
+  // The largest groups; the JSON verdict has them all.
+  constexpr size_t kShown = 6;
+  for (size_t i = 0; i < v.downstream.size() && i < kShown; ++i) {
+    const auto& d = v.downstream[i];
     out += fmt::format("downstream {} x{} on {} node(s), explained by {}\n", d.symptom, d.count, d.nodes, d.explainedBy);
+  }
+  if (v.downstream.size() > kShown) {
+    uint64_t rest = 0;
+    for (size_t i = kShown; i < v.downstream.size(); ++i) rest += v.downstream[i].count;
+    out += fmt::format("           and {} more group(s), {} instance(s): see the JSON verdict\n", v.downstream.size() - kShown, rest);
   }
   if (!v.actions.empty()) {
     out += "action     ";
