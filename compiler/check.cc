@@ -4,765 +4,130 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <optional>
 
 #include "compiler/check_internal.h"
 #include "compiler/regex_check.h"
 #include "compiler/vocabulary.h"
 
-namespace attrib {
-namespace {
+namespace attrib::check_detail {
 
 using ast::Expr;
 using ast::ExprKind;
-using check_detail::ExprChecker;
-using check_detail::NameResolver;
-using check_detail::Scope;
 
-class Checker {
- public:
-  Checker(const SourceManager& sources, DiagnosticSink& sink) : sources_(sources), sink_(sink) {}
-
-  ProgramIndex run(const std::vector<ast::Module*>& modules) {
-    for (auto* m : modules) declare(*m);
-    for (auto* m : modules) {
-      names_.setModule(m);
-      names_.checkImports(*m);
-    }
-    for (auto* m : modules) {
-      names_.setModule(m);
-      for (auto& decl : m->declarations) {
-        std::visit([&](auto& d) { if (!d.broken) checkDecl(d); }, decl);
-      }
-    }
-    // A declaration with a syntax error was not checked, so what it would have used is unknown:
-    // "unused" warnings would be guesses.
-    bool anyBroken = false;
-    for (auto* m : modules) {
-      for (auto& decl : m->declarations) anyBroken |= std::visit([](auto& d) { return d.broken; }, decl);
-    }
-    if (!anyBroken) {
-      names_.reportUnusedImports(modules);
-      warnUnusedSymptoms();
-    }
-    return std::move(index_);
+ProgramIndex Checker::run(const std::vector<ast::Module*>& modules) {
+  for (auto* m : modules) declare(*m);
+  for (auto* m : modules) {
+    names_.setModule(m);
+    names_.checkImports(*m);
   }
-
- private:
-  // ------------------------------------------------------------------ declarations
-
-  void declareName(const std::string& qualified, const ast::Ident& name) {
-    auto [it, inserted] = firstDefinition_.emplace(qualified, name.range);
-    if (!inserted) {
-      sink_.report(DiagKind::DuplicateDeclaration, name.range, fmt::format("redefinition of '{}'", qualified))
-          .note(it->second, fmt::format("'{}' was first defined here", qualified));
+  for (auto* m : modules) {
+    names_.setModule(m);
+    for (auto& decl : m->declarations) {
+      std::visit(
+          [&](auto& d) {
+            if (!d.broken) checkDecl(d);
+          },
+          decl);
     }
   }
+  // A declaration with a syntax error was not checked, so what it would have used is unknown:
+  // "unused" warnings would be guesses.
+  bool anyBroken = false;
+  for (auto* m : modules) {
+    for (auto& decl : m->declarations) anyBroken |= std::visit([](auto& d) { return d.broken; }, decl);
+  }
+  if (!anyBroken) {
+    names_.reportUnusedImports(modules);
+    warnUnusedSymptoms();
+  }
+  return std::move(index_);
+}
 
-  void declare(ast::Module& m) {
-    std::string pkg = m.packageName();
-    index_.packages.insert(pkg);
-    std::map<std::string, SourceRange> testNames;
-    for (auto& decl : m.declarations) {
-      if (auto* s = std::get_if<ast::SymptomDecl>(&decl)) {
-        std::string q = ast::qualify(pkg, s->name.text);
-        declareName(q, s->name);
-        if (!index_.symptoms.count(q)) {
-          SymptomInfo info;
-          info.decl = s;
-          info.module = &m;
-          info.qualifiedName = q;
-          info.role = roleOf(*s);
-          for (auto& re : s->matches) {
-            RegexInfo ri = checkRegex(re.pattern, re.flags, true);
-            info.captures.insert(ri.captures.begin(), ri.captures.end());
-          }
-          index_.symptoms.emplace(q, std::move(info));
+void Checker::declareName(const std::string& qualified, const ast::Ident& name) {
+  auto [it, inserted] = firstDefinition_.emplace(qualified, name.range);
+  if (!inserted) {
+    sink_.report(DiagKind::DuplicateDeclaration, name.range, fmt::format("redefinition of '{}'", qualified))
+        .note(it->second, fmt::format("'{}' was first defined here", qualified));
+  }
+}
+
+void Checker::declare(ast::Module& m) {
+  std::string pkg = m.packageName();
+  index_.packages.insert(pkg);
+  std::map<std::string, SourceRange> testNames;
+  for (auto& decl : m.declarations) {
+    if (auto* s = std::get_if<ast::SymptomDecl>(&decl)) {
+      std::string q = ast::qualify(pkg, s->name.text);
+      declareName(q, s->name);
+      if (!index_.symptoms.count(q)) {
+        SymptomInfo info;
+        info.decl = s;
+        info.module = &m;
+        info.qualifiedName = q;
+        info.role = roleOf(*s);
+        for (auto& re : s->matches) {
+          RegexInfo ri = checkRegex(re.pattern, re.flags, true);
+          info.captures.insert(ri.captures.begin(), ri.captures.end());
         }
-      } else if (auto* f = std::get_if<ast::FilterDecl>(&decl)) {
-        std::string q = ast::qualify(pkg, f->name.text);
-        declareName(q, f->name);
-        index_.filters.emplace(q, f);
-      } else if (auto* r = std::get_if<ast::RuleDecl>(&decl)) {
-        std::string q = ast::qualify(pkg, r->name.text);
-        declareName(q, r->name);
-        index_.rules.emplace(q, r);
-      } else if (auto* o = std::get_if<ast::OutcomeDecl>(&decl)) {
-        std::string q = ast::qualify(pkg, o->name.text);
-        declareName(q, o->name);
-        index_.outcomes.emplace(q, o);
-      } else if (auto* t = std::get_if<ast::TestDecl>(&decl)) {
-        auto [it, inserted] = testNames.emplace(t->name, t->nameRange);
-        if (!inserted) {
-          sink_.report(DiagKind::DuplicateDeclaration, t->nameRange, fmt::format("a second test named \"{}\" in this file", t->name))
-              .note(it->second, "the first test with this name is here");
-        }
+        index_.symptoms.emplace(q, std::move(info));
       }
-    }
-  }
-
-  static SymptomRole roleOf(const ast::SymptomDecl& s) {
-    std::string severity, blame;
-    for (auto& p : s.properties) {
-      if (p.values.empty()) continue;
-      if (p.name.text == "role") {
-        if (p.values[0].text == "consequence") return SymptomRole::Consequence;
-        if (p.values[0].text == "context") return SymptomRole::Context;
-        return SymptomRole::Cause;
-      }
-      if (p.name.text == "severity") severity = p.values[0].text;
-      if (p.name.text == "blame") blame = p.values[0].kind == ast::PropertyValue::Kind::None ? "none" : p.values[0].text;
-    }
-    if (severity == "info" || blame == "none") return SymptomRole::Context;
-    return SymptomRole::Cause;
-  }
-
-
-  // ------------------------------------------------------------------ properties
-
-  struct PropertySpec {
-    std::string name;
-    enum class Shape { String, Strings, Word, Words, Number, Int, Timestamp, WordList, Any } shape;
-    const std::vector<std::string>* allowed = nullptr;
-    bool repeatable = false;
-  };
-
-  const std::vector<PropertySpec>& metadataSpecs() {
-    static const std::vector<PropertySpec> v = {
-        {"title", PropertySpec::Shape::String},       {"description", PropertySpec::Shape::String},
-        {"ref", PropertySpec::Shape::Strings, nullptr, true}, {"tags", PropertySpec::Shape::WordList},
-        {"status", PropertySpec::Shape::Word, &ruleStatuses()}, {"author", PropertySpec::Shape::String},
-        {"id", PropertySpec::Shape::String}};
-    return v;
-  }
-
-  static std::string valueSpelling(const ast::PropertyValue& v) {
-    return v.kind == ast::PropertyValue::Kind::None ? "none" : v.text;
-  }
-
-  bool isWordLike(const ast::PropertyValue& v) {
-    return v.kind == ast::PropertyValue::Kind::Word || v.kind == ast::PropertyValue::Kind::None;
-  }
-
-  std::string_view sourceText(const SourceRange& r) const {
-    return std::string_view(sources_.file(r.file).text()).substr(r.begin, r.end - r.begin);
-  }
-
-  void checkWordValue(const ast::PropertyValue& v, const PropertySpec& spec, const std::string& owner) {
-    if (!isWordLike(v)) {
-      sink_.report(DiagKind::InvalidValue, v.range,
-                   fmt::format("'{}' takes a name{}, not {}", spec.name,
-                               spec.allowed ? fmt::format(" ({})", fmt::join(*spec.allowed, ", ")) : "",
-                               sourceText(v.range)));
-      return;
-    }
-    std::string w = valueSpelling(v);
-    if (spec.allowed && !contains(*spec.allowed, w)) {
-      sink_.report(DiagKind::InvalidValue, v.range,
-                   fmt::format("'{}' is not a valid {} for {}{}", w, spec.name, owner, didYouMean(w, *spec.allowed)))
-          .note({}, fmt::format("valid values: {}", fmt::join(*spec.allowed, ", ")));
-    }
-  }
-
-  // Checks properties against their specs; returns the first occurrence of each by name.
-  std::map<std::string, const ast::Property*> checkProperties(const std::vector<ast::Property>& props,
-                                                              const std::vector<PropertySpec>& specs,
-                                                              const std::string& owner) {
-    std::map<std::string, const ast::Property*> seen;
-    std::vector<std::string> names;
-    for (auto& s : specs) names.push_back(s.name);
-    for (auto& p : props) {
-      auto spec = std::find_if(specs.begin(), specs.end(), [&](auto& s) { return s.name == p.name.text; });
-      if (spec == specs.end()) {
-        sink_.report(DiagKind::UnknownProperty, p.name.range,
-                     fmt::format("{} has no property '{}'{}", owner, p.name.text, didYouMean(p.name.text, names)))
-            .note({}, fmt::format("its properties are: {}", fmt::join(names, ", ")));
-        continue;
-      }
-      auto [it, inserted] = seen.emplace(p.name.text, &p);
-      if (!inserted && !spec->repeatable) {
-        sink_.report(DiagKind::DuplicateProperty, p.name.range, fmt::format("'{}' is given twice", p.name.text))
-            .note(it->second->name.range, "first given here");
-        continue;
-      }
-      using Shape = PropertySpec::Shape;
-      bool many = spec->shape == Shape::Strings || spec->shape == Shape::Words || spec->shape == Shape::Any;
-      if (!many && p.values.size() > 1) {
-        sink_.report(DiagKind::InvalidValue, p.values[1].range, fmt::format("'{}' takes one value", p.name.text));
-      }
-      for (auto& v : p.values) {
-        switch (spec->shape) {
-          case Shape::String: case Shape::Strings:
-            if (v.kind != ast::PropertyValue::Kind::String) {
-              sink_.report(DiagKind::InvalidValue, v.range, fmt::format("'{}' takes a string in double quotes", p.name.text));
-            }
-            break;
-          case Shape::Word: case Shape::Words:
-            checkWordValue(v, *spec, owner);
-            break;
-          case Shape::WordList:
-            if (v.kind == ast::PropertyValue::Kind::List) {
-              for (auto& item : v.items) {
-                if (!isWordLike(item) && item.kind != ast::PropertyValue::Kind::String) {
-                  sink_.report(DiagKind::InvalidValue, item.range, fmt::format("'{}' lists names or strings", p.name.text));
-                }
-              }
-            } else if (!isWordLike(v) && v.kind != ast::PropertyValue::Kind::String) {
-              sink_.report(DiagKind::InvalidValue, v.range, fmt::format("'{}' takes a list of names: [a, b]", p.name.text));
-            }
-            break;
-          case Shape::Number:
-            if (v.kind != ast::PropertyValue::Kind::Int && v.kind != ast::PropertyValue::Kind::Float) {
-              sink_.report(DiagKind::InvalidValue, v.range, fmt::format("'{}' takes a number", p.name.text));
-            }
-            break;
-          case Shape::Int:
-            if (v.kind != ast::PropertyValue::Kind::Int) {
-              sink_.report(DiagKind::InvalidValue, v.range, fmt::format("'{}' takes an integer", p.name.text));
-            }
-            break;
-          case Shape::Timestamp:
-            if (v.kind != ast::PropertyValue::Kind::Timestamp) {
-              sink_.report(DiagKind::InvalidValue, v.range,
-                           fmt::format("'{}' takes a timestamp such as 2026-01-01T10:00:00Z", p.name.text));
-            }
-            break;
-          case Shape::Any:
-            break;
-        }
-      }
-    }
-    return seen;
-  }
-
-  // Whether some property looks like a misspelling of `name` (already reported as unknown), so
-  // that "missing property" would only repeat the same mistake.
-  static bool misspelled(const std::string& name, const std::vector<ast::Property>& props) {
-    return std::any_of(props.begin(), props.end(), [&](const ast::Property& p) {
-      return p.name.text != name && closestMatch(p.name.text, {name}) == name;
-    });
-  }
-
-  // A title after the name and a `title` property would be two titles.
-  void titleConflict(const std::optional<std::string>& title, const std::map<std::string, const ast::Property*>& seen,
-                     const ast::Ident& name) {
-    if (title && seen.count("title")) {
-      sink_.report(DiagKind::DuplicateProperty, seen.at("title")->name.range,
-                   fmt::format("'{}' already has a title after its name", name.text));
-    }
-  }
-
-  // ------------------------------------------------------------------ symptoms
-
-  void checkDecl(ast::SymptomDecl& s) {
-    std::string owner = fmt::format("symptom '{}'", s.name.text);
-    std::vector<PropertySpec> specs = metadataSpecs();
-    specs.push_back({"family", PropertySpec::Shape::Word, &failureFamilies()});
-    specs.push_back({"severity", PropertySpec::Shape::Word, &severities()});
-    specs.push_back({"blame", PropertySpec::Shape::Word, &blames()});
-    specs.push_back({"role", PropertySpec::Shape::Word, &roles()});
-    specs.push_back({"action", PropertySpec::Shape::Words, &knownActions()});
-    auto seen = checkProperties(s.properties, specs, owner);
-    titleConflict(s.title, seen, s.name);
-    if (!seen.count("family") && !misspelled("family", s.properties)) {
-      sink_.report(DiagKind::MissingProperty, s.name.range,
-                   fmt::format("symptom '{}' has no 'family'; every symptom names its failure family "
-                               "(use 'family unknown' if none fits)", s.name.text));
-    }
-
-    if (s.streams.empty()) {
-      sink_.report(DiagKind::MissingProperty, s.name.range,
-                   fmt::format("symptom '{}' does not say what evidence it reads; add 'on log', "
-                               "'on metric NAME' or 'on scheduler'", s.name.text));
-      return;
-    }
-    for (size_t i = 1; i < s.streams.size(); ++i) {
-      sink_.report(DiagKind::DuplicateProperty, s.streams[i].range, "a symptom reads one evidence stream")
-          .note(s.streams[0].range, "its stream is given here");
-    }
-    const ast::StreamSpec& stream = s.streams[0];
-    if (stream.kind == ast::StreamSpec::Kind::Log) {
-      if (stream.filterField && stream.filterField->text != "source") {
-        sink_.report(DiagKind::InvalidValue, stream.filterField->range,
-                     fmt::format("a log stream is filtered by 'source', not '{}'", stream.filterField->text));
-      }
-      for (auto& src : stream.sources) checkSource(src);
-      if (stream.filterField && stream.sources.empty()) {
-        sink_.report(DiagKind::InvalidValue, stream.range,
-                     "an empty source list matches nothing; write 'on log' to read every source");
-      }
-      if (s.matches.empty()) {
-        sink_.report(DiagKind::MissingProperty, s.name.range,
-                     fmt::format("log symptom '{}' has no 'match' pattern", s.name.text));
-      }
-    } else {
-      const char* kind = stream.kind == ast::StreamSpec::Kind::Metric ? "metric" : "scheduler";
-      for (auto& re : s.matches) {
-        sink_.report(DiagKind::StreamMismatch, re.range,
-                     fmt::format("'match' reads log lines, but this symptom reads the {} stream; use 'when'", kind))
-            .note(stream.range, "the stream is chosen here");
-      }
-      if (!s.when) {
-        sink_.report(DiagKind::MissingProperty, s.name.range,
-                     fmt::format("{} symptom '{}' needs a 'when' condition", kind, s.name.text));
-      }
-    }
-    if (s.sustained && *s.sustained <= 0) {
-      sink_.report(DiagKind::WindowMisuse, s.sustainedRange, "'for D' needs a duration longer than zero");
-    }
-    if (s.sustained && stream.kind != ast::StreamSpec::Kind::Metric) {
-      sink_.report(DiagKind::WindowMisuse, s.sustainedRange,
-                   "'for D' (a condition sustained over time) applies to metric symptoms only");
-    }
-    for (auto& re : s.matches) {
-      exprs_.checkRegexLiteral(re, true);
-      warnShadowedCaptures(re);
-    }
-
-    if (s.when) {
-      Scope scope;
-      scope.kind = Scope::Kind::SymptomClause;
-      scope.stream = stream.kind;
-      scope.hasImplicit = true;
-      scope.implicitSymptoms = {ast::qualify(names_.module().packageName(), s.name.text)};
-      exprs_.expectBool(*s.when, scope, "a 'when' condition");
-    }
-  }
-
-  // Captures named node, rank and gpu set those fields of the instance (documented); a capture
-  // with another built-in field's name could never be read (wherever the name may also denote
-  // a metric or scheduler symptom, as through `root`, the field wins).
-  void warnShadowedCaptures(const ast::Regex& re) {
-    static const std::vector<std::string> builtins = {"time",  "symptom", "family", "source",    "text",  "value",
-                                                      "metric", "state",  "exit_code", "signal", "reason"};
-    for (const auto& c : re.captures) {
-      if (contains(builtins, c)) {
-        sink_.report(DiagKind::ShadowedCapture, re.patternRange,
-                     fmt::format("the capture '{}' has the name of a built-in field, so '{}' always reads the "
-                                 "field; rename the capture", c, c));
-      }
-    }
-  }
-
-  void checkSource(const ast::PropertyValue& v) {
-    if (v.kind != ast::PropertyValue::Kind::Word && v.kind != ast::PropertyValue::Kind::String) {
-      sink_.report(DiagKind::InvalidValue, v.range, "a log source is a name such as syslog or applog");
-      return;
-    }
-    if (!contains(logSources(), v.text)) {
-      sink_.report(DiagKind::UnknownSource, v.range,
-                   fmt::format("no connector produces the log source '{}'{}", v.text, didYouMean(v.text, logSources())))
-          .note({}, fmt::format("known sources: {}", fmt::join(logSources(), ", ")));
-    }
-  }
-
-
-  // ------------------------------------------------------------------ filters
-
-  void checkDecl(ast::FilterDecl& f) {
-    std::string owner = fmt::format("filter '{}'", f.name.text);
-    auto seen = checkProperties(f.properties, metadataSpecs(), owner);
-    titleConflict(f.title, seen, f.name);
-    if (f.statements.empty()) {
-      sink_.report(DiagKind::MissingProperty, f.name.range,
-                   fmt::format("filter '{}' has no 'drop' or 'keep' statement", f.name.text));
-    }
-    static const std::vector<std::string> keys = {"node", "rank", "gpu", "workload", "source"};
-    for (auto& st : f.statements) {
-      std::vector<std::string> symptoms;
-      bool ok = true;
-      for (auto& t : st.targets) {
-        auto e = names_.expand(t);
-        if (!e) { ok = false; continue; }
-        symptoms.insert(symptoms.end(), e->begin(), e->end());
-      }
-      std::sort(symptoms.begin(), symptoms.end());
-      symptoms.erase(std::unique(symptoms.begin(), symptoms.end()), symptoms.end());
-      st.symptoms = symptoms;
-      for (auto& k : st.keys) {
-        if (!contains(keys, k.text)) {
-          sink_.report(DiagKind::InvalidValue, k.range,
-                       fmt::format("'{}' is not a grouping key{}; keys are {}", k.text, didYouMean(k.text, keys),
-                                   fmt::join(keys, ", ")));
-        }
-      }
-      if (st.kind == ast::FilterStmt::Kind::KeepPer && st.keepCount < 1) {
-        sink_.report(DiagKind::InvalidValue, st.range,
-                     fmt::format("'keep {} N' needs N of at least 1", st.keepFirst ? "first" : "last"));
-      }
-      if (st.where && ok) {
-        Scope scope;
-        scope.kind = Scope::Kind::Filter;
-        scope.hasImplicit = true;
-        scope.implicitSymptoms = symptoms;
-        exprs_.expectBool(*st.where, scope, "a filter condition");
-      }
-    }
-  }
-
-  // ------------------------------------------------------------------ rules
-
-  void checkDecl(ast::RuleDecl& r) {
-    std::string owner = fmt::format("rule '{}'", r.name.text);
-    std::vector<PropertySpec> specs = metadataSpecs();
-    specs.push_back({"phase", PropertySpec::Shape::Word, &rulePhases()});
-    auto seen = checkProperties(r.properties, specs, owner);
-    titleConflict(r.title, seen, r.name);
-    for (size_t i = 1; i < r.whenRanges.size(); ++i) {
-      sink_.report(DiagKind::DuplicateProperty, r.whenRanges[i], "a rule has one 'when' clause; list all bindings in it")
-          .note(r.whenRanges[0], "the first 'when' clause is here");
-    }
-    if (r.bindings.empty()) {
-      sink_.report(DiagKind::MissingProperty, r.name.range,
-                   fmt::format("rule '{}' binds no symptoms; add 'when SYMPTOM as NAME, ...'", r.name.text));
-    }
-    if (r.actions.empty()) {
-      sink_.report(DiagKind::MissingProperty, r.name.range,
-                   fmt::format("rule '{}' has no 'then' actions (explain, mark, drop)", r.name.text));
-    }
-    Scope scope;
-    scope.kind = Scope::Kind::Rule;
-    scope.hasReference = !r.bindings.empty();
-    bool bindingsOk = true;
-    std::map<std::string, SourceRange> aliasRanges;
-    for (auto& b : r.bindings) {
-      auto [it, inserted] = aliasRanges.emplace(b.alias.text, b.alias.range);
+    } else if (auto* f = std::get_if<ast::FilterDecl>(&decl)) {
+      std::string q = ast::qualify(pkg, f->name.text);
+      declareName(q, f->name);
+      index_.filters.emplace(q, f);
+    } else if (auto* r = std::get_if<ast::RuleDecl>(&decl)) {
+      std::string q = ast::qualify(pkg, r->name.text);
+      declareName(q, r->name);
+      index_.rules.emplace(q, r);
+    } else if (auto* o = std::get_if<ast::OutcomeDecl>(&decl)) {
+      std::string q = ast::qualify(pkg, o->name.text);
+      declareName(q, o->name);
+      index_.outcomes.emplace(q, o);
+    } else if (auto* t = std::get_if<ast::TestDecl>(&decl)) {
+      auto [it, inserted] = testNames.emplace(t->name, t->nameRange);
       if (!inserted) {
-        sink_.report(DiagKind::DuplicateAlias, b.alias.range, fmt::format("'{}' is bound twice in this rule", b.alias.text))
-            .note(it->second, "first bound here");
-      }
-      auto e = names_.expand(b.selector);
-      if (!e) { bindingsOk = false; continue; }
-      b.symptoms = *e;
-      scope.aliases.emplace_back(b.alias.text, *e);
-    }
-    std::set<std::string> usedAliases;
-    if (r.where && bindingsOk) {
-      exprs_.expectBool(*r.where, scope, "a rule condition", &usedAliases);
-      if (containsSame(*r.where) && r.bindings.size() < 2) {
-        sink_.report(DiagKind::WindowMisuse, r.where->range, "'same node' compares the rule's bindings; bind at least two");
-      }
-    }
-    static const std::vector<std::string> marks = {"bad", "interesting"};
-    for (auto& a : r.actions) {
-      auto bound = [&](const ast::Ident& id) {
-        if (!aliasRanges.count(id.text)) {
-          std::vector<std::string> names;
-          for (auto& [n, _] : aliasRanges) names.push_back(n);
-          sink_.report(DiagKind::InvalidAction, id.range,
-                       fmt::format("'{}' is not bound by this rule's 'when'{}", id.text, didYouMean(id.text, names)));
-          return false;
-        }
-        usedAliases.insert(id.text);
-        return true;
-      };
-      bound(a.subject);
-      if (a.kind == ast::RuleAction::Kind::Explain) {
-        if (bound(a.object) && a.subject.text == a.object.text) {
-          sink_.report(DiagKind::InvalidAction, a.range, "a symptom cannot explain itself");
-        }
-      } else if (a.kind == ast::RuleAction::Kind::Mark && !contains(marks, a.object.text)) {
-        sink_.report(DiagKind::InvalidAction, a.object.range,
-                     fmt::format("'mark {} as {}': a symptom is marked 'bad' or 'interesting'{}", a.subject.text,
-                                 a.object.text, didYouMean(a.object.text, marks)));
-      }
-    }
-    for (auto& b : r.bindings) {
-      if (!usedAliases.count(b.alias.text)) {
-        sink_.report(DiagKind::UnusedAlias, b.alias.range,
-                     fmt::format("'{}' is bound but neither the condition nor the actions use it", b.alias.text));
-      }
-    }
-    // Shadowing: an identical earlier rule makes this one add nothing.
-    std::string key = fmt::format("{}|{}|", r.where ? ExprChecker::canonical(*r.where) : "", phaseOf(r));
-    for (auto& b : r.bindings) key += b.selector.str() + " as " + b.alias.text + ",";
-    for (auto& a : r.actions) key += fmt::format("{}:{}:{};", static_cast<int>(a.kind), a.subject.text, a.object.text);
-    auto [it, inserted] = ruleKeys_.emplace(key, &r);
-    if (!inserted) {
-      sink_.report(DiagKind::ShadowedRule, r.name.range,
-                   fmt::format("rule '{}' repeats rule '{}' exactly, so it can never change a verdict", r.name.text,
-                               it->second->name.text))
-          .note(it->second->name.range, "the earlier rule is here");
-    }
-  }
-
-  static std::string phaseOf(const ast::RuleDecl& r) {
-    for (auto& p : r.properties) {
-      if (p.name.text == "phase" && !p.values.empty()) return p.values[0].text;
-    }
-    return "main";
-  }
-
-  static bool containsSame(const Expr& e) {
-    if (e.kind == ExprKind::Same) return true;
-    for (auto& op : e.operands) if (op && containsSame(*op)) return true;
-    for (auto& a : e.args) {
-      if (a.value && containsSame(*a.value)) return true;
-      if (a.where && containsSame(*a.where)) return true;
-    }
-    return false;
-  }
-
-  // ------------------------------------------------------------------ outcomes
-
-  void checkDecl(ast::OutcomeDecl& o) {
-    std::string owner = fmt::format("outcome '{}'", o.name.text);
-    std::vector<PropertySpec> specs = metadataSpecs();
-    specs.push_back({"family", PropertySpec::Shape::Word, &failureFamilies()});
-    specs.push_back({"action", PropertySpec::Shape::Words, &knownActions()});
-    specs.push_back({"confidence", PropertySpec::Shape::Number});
-    auto seen = checkProperties(o.properties, specs, owner);
-    titleConflict(o.title, seen, o.name);
-    if (!seen.count("family") && !misspelled("family", o.properties)) {
-      sink_.report(DiagKind::MissingProperty, o.name.range, fmt::format("outcome '{}' has no 'family'", o.name.text));
-    }
-    if (auto it = seen.find("confidence"); it != seen.end() && !it->second->values.empty()) {
-      const auto& v = it->second->values[0];
-      double c = v.kind == ast::PropertyValue::Kind::Int ? static_cast<double>(v.intValue) : v.floatValue;
-      if ((v.kind == ast::PropertyValue::Kind::Int || v.kind == ast::PropertyValue::Kind::Float) && (c < 0 || c > 1)) {
-        sink_.report(DiagKind::InvalidValue, v.range, fmt::format("confidence {} is outside [0, 1]", v.text));
-      }
-    }
-    if (!o.when) {
-      sink_.report(DiagKind::MissingProperty, o.name.range,
-                   fmt::format("outcome '{}' has no 'when' condition", o.name.text));
-      return;
-    }
-    Scope scope;
-    scope.kind = Scope::Kind::Outcome;
-    scope.hasReference = true;
-    if (!exprs_.expectBool(*o.when, scope, "an outcome condition")) return;
-    if (auto why = neverHolds(*o.when)) {
-      sink_.report(DiagKind::UnreachableOutcome, o.when->range,
-                   fmt::format("outcome '{}' can never hold: {}", o.name.text, *why));
-    }
-    std::string key = ExprChecker::canonical(*o.when);
-    auto [it, inserted] = outcomeKeys_.emplace(key, &o);
-    if (!inserted) {
-      sink_.report(DiagKind::ShadowedRule, o.name.range,
-                   fmt::format("outcome '{}' has the same condition as outcome '{}', which comes first", o.name.text,
-                               it->second->name.text))
-          .note(it->second->when->range, "the earlier condition is here");
-    }
-  }
-
-  // A reason the condition is always false, looking through `and`: the literal false, or
-  // `root is S` where no symptom of S can be a root cause.
-  std::optional<std::string> neverHolds(const Expr& e) {
-    if (e.kind == ExprKind::Bool && !e.boolValue) return "the condition is the constant false";
-    if (e.kind == ExprKind::Binary && e.op == ast::BinaryOp::And) {
-      if (auto r = neverHolds(*e.operands[0])) return r;
-      return neverHolds(*e.operands[1]);
-    }
-    if (e.kind == ExprKind::Binary && e.op == ast::BinaryOp::Or) {
-      auto a = neverHolds(*e.operands[0]);
-      auto b = neverHolds(*e.operands[1]);
-      if (a && b) return *a;
-      return std::nullopt;
-    }
-    if (e.kind == ExprKind::Is && !e.negated && !e.isNone && e.operands[0]->ref == ast::NameRef::Root &&
-        e.operands[0]->field.empty() && !e.symptoms.empty()) {
-      for (auto& q : e.symptoms) {
-        if (index_.symptoms.at(q).role == SymptomRole::Cause) return std::nullopt;
-      }
-      return fmt::format("'{}' {} never the root cause (consequence and context symptoms cannot be)",
-                         e.selector->str(), e.symptoms.size() == 1 ? "is" : "are");
-    }
-    return std::nullopt;
-  }
-
-  // ------------------------------------------------------------------ tests
-
-  void checkDecl(ast::TestDecl& t) {
-    static const std::vector<PropertySpec> workloadSpecs = {
-        {"id", PropertySpec::Shape::Any},        {"name", PropertySpec::Shape::String},
-        {"scheduler", PropertySpec::Shape::Word}, {"state", PropertySpec::Shape::Word, &terminalStates()},
-        {"exit_code", PropertySpec::Shape::Int}, {"signal", PropertySpec::Shape::Any},
-        {"start", PropertySpec::Shape::Timestamp}, {"end", PropertySpec::Shape::Timestamp},
-        {"nodes", PropertySpec::Shape::WordList}, {"ranks_per_node", PropertySpec::Shape::Int},
-        {"ranks", PropertySpec::Shape::Int},     {"reason", PropertySpec::Shape::String},
-        {"user", PropertySpec::Shape::Any},      {"partition", PropertySpec::Shape::Any}};
-    for (size_t i = 1; i < t.workloadRanges.size(); ++i) {
-      sink_.report(DiagKind::InvalidTest, t.workloadRanges[i], "a test has one 'workload' block")
-          .note(t.workloadRanges[0], "the first one is here");
-    }
-    auto seen = checkProperties(t.workload, workloadSpecs, "a test workload");
-    bool hasStart = seen.count("start") > 0;
-    if (t.fixture) {
-      namespace fs = std::filesystem;
-      fs::path base = fs::path(sources_.file(names_.module().file).path()).parent_path();
-      std::error_code ec;
-      if (!fs::is_regular_file(base / *t.fixture, ec)) {
-        sink_.report(DiagKind::InvalidTest, t.fixtureRange,
-                     fmt::format("fixture file '{}' not found (paths are relative to this rule file)", *t.fixture));
-      }
-    }
-    auto checkTime = [&](const ast::TestTime& at) {
-      if (at.kind != ast::TestTime::Kind::Absolute && !hasStart) {
-        sink_.report(DiagKind::InvalidTest, at.range,
-                     "a time of day or '+offset' needs the workload's start: add 'start 2026-01-01T00:00:00Z' "
-                     "to the workload block");
-      }
-    };
-    static const std::vector<std::string> logAttributes = {"rank", "gpu", "pod", "container"};
-    for (auto& line : t.logs) {
-      checkTime(line.at);
-      checkSource(line.source);
-      for (auto& a : line.attributes) {
-        if (!contains(logAttributes, a.name.text)) {
-          sink_.report(DiagKind::InvalidTest, a.name.range,
-                       fmt::format("a log line has no attribute '{}'{}; attributes are {}", a.name.text,
-                                   didYouMean(a.name.text, logAttributes), fmt::join(logAttributes, ", ")));
-        } else if (a.name.text == "rank" && a.value.kind != ast::PropertyValue::Kind::Int) {
-          sink_.report(DiagKind::InvalidTest, a.value.range, "a rank is an integer");
-        }
-      }
-    }
-    for (auto& m : t.metrics) checkTime(m.at);
-    if (t.expectations.empty()) {
-      sink_.report(DiagKind::InvalidTest, t.nameRange, fmt::format("test \"{}\" expects nothing; add 'expect' lines", t.name));
-    }
-    for (auto& e : t.expectations) checkExpectation(e);
-  }
-
-  void checkExpectation(ast::Expectation& e) {
-    using Arg = ast::Expectation::Arg;
-    static const std::vector<std::string> keys = {"outcome", "root", "bad_nodes", "interesting_nodes", "downstream",
-                                                  "family", "state", "confidence", "action", "symptom"};
-    const std::string& key = e.key.text;
-    auto bad = [&](const SourceRange& r, const std::string& usage) {
-      sink_.report(DiagKind::InvalidTest, r, fmt::format("malformed expectation; write 'expect {}'", usage));
-    };
-    auto wordArg = [&](size_t i) -> const ast::PropertyValue* {
-      if (i < e.args.size() && e.args[i].kind == Arg::Kind::Value &&
-          (e.args[i].value.kind == ast::PropertyValue::Kind::Word || e.args[i].value.kind == ast::PropertyValue::Kind::None)) {
-        return &e.args[i].value;
-      }
-      return nullptr;
-    };
-    auto qualifiedName = [](const ast::PropertyValue& v) {
-      ast::QualifiedName q;
-      q.range = v.range;
-      size_t start = 0;
-      for (size_t dot = 0; dot != std::string::npos; start = dot + 1) {
-        dot = v.text.find('.', start);
-        q.parts.push_back({v.text.substr(start, dot == std::string::npos ? std::string::npos : dot - start), v.range});
-      }
-      return q;
-    };
-    auto symptomArg = [&](const ast::PropertyValue& v) { names_.resolveSymptom(qualifiedName(v)); };
-    if (!contains(keys, key)) {
-      sink_.report(DiagKind::InvalidTest, e.key.range, fmt::format("unknown expectation '{}'{}", key, didYouMean(key, keys)))
-          .note({}, fmt::format("expectations are: {}", fmt::join(keys, ", ")));
-      return;
-    }
-    if (key == "outcome") {
-      if (e.args.empty()) return bad(e.range, "outcome NAME [NAME...]");
-      for (size_t i = 0; i < e.args.size(); ++i) {
-        const auto* w = wordArg(i);
-        if (!w) return bad(e.args[i].value.range, "outcome NAME");
-        if (w->text == "unknown") continue;
-        // A test runs the whole program, so any outcome can be expected by its qualified name;
-        // short and alias-qualified names resolve as elsewhere.
-        auto l = names_.lookup(qualifiedName(*w));
-        if (!index_.outcomes.count(l.qualified)) {
-          std::vector<std::string> names;
-          for (auto& [n, _] : index_.outcomes) names.push_back(n);
-          sink_.report(DiagKind::UnknownName, w->range,
-                       fmt::format("unknown outcome '{}'{}", w->text, didYouMean(l.qualified, names)));
-        }
-      }
-    } else if (key == "root") {
-      const auto* w = wordArg(0);
-      if (!w) return bad(e.range, "root SYMPTOM [on NODE]' or 'expect root none");
-      if (w->kind != ast::PropertyValue::Kind::None) symptomArg(*w);
-      if (e.args.size() > 1 && (e.args[1].kind != Arg::Kind::On || e.args.size() > 2)) {
-        bad(e.args[1].value.range, "root SYMPTOM on NODE");
-      }
-    } else if (key == "bad_nodes" || key == "interesting_nodes") {
-      if (e.args.size() != 1 || e.args[0].value.kind != ast::PropertyValue::Kind::List) {
-        return bad(e.range, key + " [NODE, ...]");
-      }
-    } else if (key == "downstream" || key == "symptom") {
-      const auto* w = wordArg(0);
-      if (!w) return bad(e.range, key + " SYMPTOM [count N]");
-      symptomArg(*w);
-      if (e.args.size() > 1) {
-        const auto* c = wordArg(1);
-        if (!c || c->text != "count" || e.args.size() != 3 || e.args[2].value.kind != ast::PropertyValue::Kind::Int) {
-          bad(e.args[1].value.range, key + " SYMPTOM count N");
-        }
-      }
-    } else if (key == "family") {
-      for (size_t i = 0; i < e.args.size(); ++i) {
-        const auto* w = wordArg(i);
-        if (!w) return bad(e.range, "family NAME");
-        if (!contains(failureFamilies(), w->text)) {
-          sink_.report(DiagKind::InvalidValue, w->range,
-                       fmt::format("'{}' is not a failure family{}", w->text, didYouMean(w->text, failureFamilies())));
-        }
-      }
-      if (e.args.empty()) bad(e.range, "family NAME");
-    } else if (key == "state") {
-      const auto* w = wordArg(0);
-      if (!w || e.args.size() != 1) return bad(e.range, "state FAILED");
-      if (!contains(terminalStates(), w->text)) {
-        sink_.report(DiagKind::InvalidValue, w->range,
-                     fmt::format("'{}' is not a terminal state{}", w->text, didYouMean(w->text, terminalStates())));
-      }
-    } else if (key == "confidence") {
-      bool ok = e.args.size() == 1 && (e.args[0].value.kind == ast::PropertyValue::Kind::Float ||
-                                       e.args[0].value.kind == ast::PropertyValue::Kind::Int);
-      if (!ok) return bad(e.range, "confidence 0.9' or 'expect confidence >= 0.9");
-      const auto& v = e.args[0].value;
-      double value = v.kind == ast::PropertyValue::Kind::Int ? static_cast<double>(v.intValue) : v.floatValue;
-      if (value < 0 || value > 1) {
-        sink_.report(DiagKind::InvalidValue, v.range, fmt::format("confidence {} is outside [0, 1]", v.text));
-      }
-    } else if (key == "action") {
-      if (e.args.empty()) return bad(e.range, "action NAME [NAME...]");
-      for (size_t i = 0; i < e.args.size(); ++i) {
-        const auto* w = wordArg(i);
-        if (!w) return bad(e.args[i].value.range, "action NAME");
-        if (!contains(knownActions(), w->text)) {
-          sink_.report(DiagKind::InvalidValue, w->range,
-                       fmt::format("'{}' is not an action{}", w->text, didYouMean(w->text, knownActions())));
-        }
+        sink_
+            .report(DiagKind::DuplicateDeclaration, t->nameRange,
+                    fmt::format("a second test named \"{}\" in this file", t->name))
+            .note(it->second, "the first test with this name is here");
       }
     }
   }
+}
 
-
-  // ------------------------------------------------------------------ whole program
-
-  void warnUnusedSymptoms() {
-    for (auto& [q, info] : index_.symptoms) {
-      if (info.role == SymptomRole::Cause || names_.isUsed(q) || info.decl->broken) continue;
-      sink_.report(DiagKind::UnusedSymptom, info.decl->name.range,
-                   fmt::format("{} symptom '{}' is never used: it cannot be a root cause, and no rule, filter, "
-                               "outcome or test refers to it", info.role == SymptomRole::Consequence ? "consequence" : "context",
-                               q));
+SymptomRole Checker::roleOf(const ast::SymptomDecl& s) {
+  std::string severity, blame;
+  for (auto& p : s.properties) {
+    if (p.values.empty()) continue;
+    if (p.name.text == "role") {
+      if (p.values[0].text == "consequence") return SymptomRole::Consequence;
+      if (p.values[0].text == "context") return SymptomRole::Context;
+      return SymptomRole::Cause;
     }
+    if (p.name.text == "severity") severity = p.values[0].text;
+    if (p.name.text == "blame") blame = p.values[0].kind == ast::PropertyValue::Kind::None ? "none" : p.values[0].text;
   }
+  if (severity == "info" || blame == "none") return SymptomRole::Context;
+  return SymptomRole::Cause;
+}
 
+void Checker::warnUnusedSymptoms() {
+  for (auto& [q, info] : index_.symptoms) {
+    if (info.role == SymptomRole::Cause || names_.isUsed(q) || info.decl->broken) continue;
+    sink_.report(DiagKind::UnusedSymptom, info.decl->name.range,
+                 fmt::format("{} symptom '{}' is never used: it cannot be a root cause, and no rule, filter, "
+                             "outcome or test refers to it",
+                             info.role == SymptomRole::Consequence ? "consequence" : "context", q));
+  }
+}
+}  // namespace attrib::check_detail
 
-  const SourceManager& sources_;
-  DiagnosticSink& sink_;
-  ProgramIndex index_;
-  NameResolver names_{index_, sink_};
-  ExprChecker exprs_{names_, index_, sink_};
-  std::map<std::string, SourceRange> firstDefinition_;
-  std::map<std::string, const ast::RuleDecl*> ruleKeys_;
-  std::map<std::string, const ast::OutcomeDecl*> outcomeKeys_;
-};
-
-
-}  // namespace
+namespace attrib {
 
 ProgramIndex checkProgram(const std::vector<ast::Module*>& modules, const SourceManager& sources,
                           DiagnosticSink& diagnostics) {
-  Checker checker(sources, diagnostics);
+  check_detail::Checker checker(sources, diagnostics);
   return checker.run(modules);
 }
 

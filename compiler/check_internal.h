@@ -11,6 +11,7 @@
 #include "compiler/ast.h"
 #include "compiler/check.h"
 #include "compiler/diagnostic.h"
+#include "compiler/vocabulary.h"
 
 namespace attrib::check_detail {
 
@@ -124,6 +125,70 @@ class ExprChecker {
   const ProgramIndex& index_;
   DiagnosticSink& sink_;
   std::set<std::string>* usedAliases_ = nullptr;
+};
+
+// Checks every declaration of a compilation: declarations and imports first (check.cc), then
+// each declaration's properties, clauses and expressions (check_declarations.cc) and test blocks
+// (check_tests.cc), then whole-program warnings (check.cc).
+class Checker {
+ public:
+  Checker(const SourceManager& sources, DiagnosticSink& sink) : sources_(sources), sink_(sink) {}
+
+  ProgramIndex run(const std::vector<ast::Module*>& modules);
+
+ private:
+  void declareName(const std::string& qualified, const ast::Ident& name);
+  void declare(ast::Module& m);
+  static SymptomRole roleOf(const ast::SymptomDecl& s);
+  void warnUnusedSymptoms();
+
+  struct PropertySpec {
+    std::string name;
+    enum class Shape { String, Strings, Word, Words, Number, Int, Timestamp, WordList, Any } shape;
+    const std::vector<std::string>* allowed = nullptr;
+    bool repeatable = false;
+  };
+  const std::vector<PropertySpec>& metadataSpecs();
+  static std::string valueSpelling(const ast::PropertyValue& v);
+  bool isWordLike(const ast::PropertyValue& v);
+  std::string_view sourceText(const SourceRange& r) const;
+  void checkWordValue(const ast::PropertyValue& v, const PropertySpec& spec, const std::string& owner);
+  // Checks properties against their specs; returns the first occurrence of each by name.
+  std::map<std::string, const ast::Property*> checkProperties(const std::vector<ast::Property>& props,
+                                                              const std::vector<PropertySpec>& specs,
+                                                              const std::string& owner);
+  // Whether some property looks like a misspelling of `name` (already reported as unknown), so
+  // that "missing property" would only repeat the same mistake.
+  static bool misspelled(const std::string& name, const std::vector<ast::Property>& props);
+  // A title after the name and a `title` property would be two titles.
+  void titleConflict(const std::optional<std::string>& title, const std::map<std::string, const ast::Property*>& seen,
+                     const ast::Ident& name);
+  void checkDecl(ast::SymptomDecl& s);
+  // Captures named node, rank and gpu set those fields of the instance (documented); a capture
+  // with another built-in field's name could never be read (wherever the name may also denote
+  // a metric or scheduler symptom, as through `root`, the field wins).
+  void warnShadowedCaptures(const ast::Regex& re);
+  void checkSource(const ast::PropertyValue& v);
+  void checkDecl(ast::FilterDecl& f);
+  void checkDecl(ast::RuleDecl& r);
+  static std::string phaseOf(const ast::RuleDecl& r);
+  static bool containsSame(const Expr& e);
+  void checkDecl(ast::OutcomeDecl& o);
+  // A reason the condition is always false, looking through `and`: the literal false, or
+  // `root is S` where no symptom of S can be a root cause.
+  std::optional<std::string> neverHolds(const Expr& e);
+
+  void checkDecl(ast::TestDecl& t);
+  void checkExpectation(ast::Expectation& e);
+
+  const SourceManager& sources_;
+  DiagnosticSink& sink_;
+  ProgramIndex index_;
+  NameResolver names_{index_, sink_};
+  ExprChecker exprs_{names_, index_, sink_};
+  std::map<std::string, SourceRange> firstDefinition_;
+  std::map<std::string, const ast::RuleDecl*> ruleKeys_;
+  std::map<std::string, const ast::OutcomeDecl*> outcomeKeys_;
 };
 
 }  // namespace attrib::check_detail

@@ -22,26 +22,24 @@ void ExprChecker::checkRegexLiteral(ast::Regex& re, bool forScanning) {
     }
     switch (p.engine) {
       case RegexProblem::Engine::Flags:
-        sink_.report(DiagKind::UnknownRegexFlag,
-                     {re.range.file, re.patternRange.end + 1, re.range.end}, p.message);
+        sink_.report(DiagKind::UnknownRegexFlag, {re.range.file, re.patternRange.end + 1, re.range.end}, p.message);
         break;
       case RegexProblem::Engine::Hyperscan:
-        sink_.report(DiagKind::InvalidRegex, where, fmt::format("Hyperscan cannot compile this pattern: {}", p.message));
+        sink_.report(DiagKind::InvalidRegex, where,
+                     fmt::format("Hyperscan cannot compile this pattern: {}", p.message));
         break;
       case RegexProblem::Engine::Pcre2:
         sink_.report(DiagKind::InvalidCaptureRegex, where,
                      fmt::format("PCRE2 cannot compile this pattern for capture extraction: {}", p.message));
         break;
-      case RegexProblem::Engine::DuplicateCapture:
-        {
-          size_t q = p.message.find('\'');
-          size_t q2 = q == std::string::npos ? q : p.message.find('\'', q + 1);
-          std::string name = q2 == std::string::npos ? "" : p.message.substr(q, q2 - q + 1);
-          sink_.report(DiagKind::DuplicateCapture, where,
-                       name.empty() ? "two named groups in this pattern have the same name"
-                                    : fmt::format("two named groups in this pattern are both called {}", name));
-        }
-        break;
+      case RegexProblem::Engine::DuplicateCapture: {
+        size_t q = p.message.find('\'');
+        size_t q2 = q == std::string::npos ? q : p.message.find('\'', q + 1);
+        std::string name = q2 == std::string::npos ? "" : p.message.substr(q, q2 - q + 1);
+        sink_.report(DiagKind::DuplicateCapture, where,
+                     name.empty() ? "two named groups in this pattern have the same name"
+                                  : fmt::format("two named groups in this pattern are both called {}", name));
+      } break;
     }
   }
   if (info.problems.empty() && forScanning && info.longestLiteral < 3) {
@@ -56,7 +54,8 @@ bool ExprChecker::expectBool(Expr& e, Scope& scope, const char* what, std::set<s
   Type t = typeOf(e, scope);
   usedAliases_ = nullptr;
   if (t.isError() || t.is(TypeKind::Bool) || t.is(TypeKind::SymptomSet)) return !t.isError();
-  sink_.report(DiagKind::TypeMismatch, e.range, fmt::format("{} must be a bool, but this is {}", what, t.withArticle()));
+  sink_.report(DiagKind::TypeMismatch, e.range,
+               fmt::format("{} must be a bool, but this is {}", what, t.withArticle()));
   return false;
 }
 
@@ -81,10 +80,10 @@ std::set<std::string> ExprChecker::capturesOf(const std::vector<std::string>& sy
 
 std::vector<std::pair<std::string, Type>> ExprChecker::fieldsOf(const std::vector<std::string>& symptoms) {
   std::vector<std::pair<std::string, Type>> fields = {
-      {"time", Type::of(TypeKind::Time)},     {"node", Type::of(TypeKind::String)},
-      {"rank", Type::of(TypeKind::Int)},      {"gpu", Type::of(TypeKind::String)},
+      {"time", Type::of(TypeKind::Time)},      {"node", Type::of(TypeKind::String)},
+      {"rank", Type::of(TypeKind::Int)},       {"gpu", Type::of(TypeKind::String)},
       {"symptom", Type::of(TypeKind::String)}, {"family", Type::of(TypeKind::String)},
-      {"source", Type::of(TypeKind::String)}, {"text", Type::of(TypeKind::String)}};
+      {"source", Type::of(TypeKind::String)},  {"text", Type::of(TypeKind::String)}};
   bool metric = false, scheduler = false;
   for (const auto& q : symptoms) {
     auto it = index_.symptoms.find(q);
@@ -130,10 +129,10 @@ std::vector<std::string> ExprChecker::allSymptoms() const {
 
 std::optional<Type> ExprChecker::workloadField(const std::string& name) {
   static const std::map<std::string, TypeKind> fields = {
-      {"id", TypeKind::String},      {"name", TypeKind::String},    {"scheduler", TypeKind::String},
-      {"user", TypeKind::String},    {"partition", TypeKind::String}, {"state", TypeKind::State},
-      {"exit_code", TypeKind::Int},  {"signal", TypeKind::Int},     {"start", TypeKind::Time},
-      {"end", TypeKind::Time},       {"ranks", TypeKind::Int},      {"ranks_per_node", TypeKind::Int},
+      {"id", TypeKind::String},         {"name", TypeKind::String},      {"scheduler", TypeKind::String},
+      {"user", TypeKind::String},       {"partition", TypeKind::String}, {"state", TypeKind::State},
+      {"exit_code", TypeKind::Int},     {"signal", TypeKind::Int},       {"start", TypeKind::Time},
+      {"end", TypeKind::Time},          {"ranks", TypeKind::Int},        {"ranks_per_node", TypeKind::Int},
       {"duration", TypeKind::Duration}, {"reason", TypeKind::String}};
   if (name == "nodes") return Type::listOf(Type::of(TypeKind::String));
   if (auto it = fields.find(name); it != fields.end()) return Type::of(it->second);
@@ -147,8 +146,9 @@ Type ExprChecker::fieldOfInstance(Expr& e, const ast::Ident& field, const std::v
     return *t;
   }
   auto names = instanceFieldNames(symptoms);
-  sink_.report(DiagKind::UnknownField, field.range,
-               fmt::format("{} has no field '{}'{}", owner, field.text, didYouMean(field.text, names)))
+  sink_
+      .report(DiagKind::UnknownField, field.range,
+              fmt::format("{} has no field '{}'{}", owner, field.text, didYouMean(field.text, names)))
       .note({}, fmt::format("its fields are: {}", fmt::join(names, ", ")));
   return Type::error();
 }
@@ -182,9 +182,9 @@ Type ExprChecker::nameType(Expr& e, Scope& scope) {
         e.field = parts[1].text;
         return *t;
       }
-      static const std::vector<std::string> names = {"id", "name", "scheduler", "user", "partition", "state",
-                                                     "exit_code", "signal", "start", "end", "nodes", "ranks",
-                                                     "ranks_per_node", "duration", "reason"};
+      static const std::vector<std::string> names = {"id",    "name",      "scheduler",      "user",     "partition",
+                                                     "state", "exit_code", "signal",         "start",    "end",
+                                                     "nodes", "ranks",     "ranks_per_node", "duration", "reason"};
       sink_.report(DiagKind::UnknownField, parts[1].range,
                    fmt::format("the workload has no field '{}'{}", parts[1].text, didYouMean(parts[1].text, names)));
       return Type::error();
@@ -259,7 +259,7 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
   const std::string& fn = e.name.parts[0].text;
   static const std::vector<std::string> setAggregates = {"count", "exists", "first", "last", "distinct"};
   static const std::vector<std::string> windowAggregates = {"avg", "min", "max", "sum", "rate", "delta"};
-  static const std::vector<std::string> scalars = {"int", "float", "string", "abs", "len", "lower",
+  static const std::vector<std::string> scalars = {"int",      "float",       "string",    "abs", "len", "lower",
                                                    "contains", "starts_with", "ends_with", "min", "max"};
   bool isWindow = contains(windowAggregates, fn) && (e.over || !contains(scalars, fn));
   if (e.over && !isWindow) {
@@ -272,7 +272,8 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     if (!isSelectorFn && (a.alias || a.sameKey || a.where || a.selector)) {
       sink_.report(DiagKind::ArgumentMismatch, a.range,
                    fmt::format("'as', 'on same' and 'where' belong to symptom aggregates (count, exists, first, "
-                               "last, distinct), not to {}()", fn));
+                               "last, distinct), not to {}()",
+                               fn));
       return Type::error();
     }
   }
@@ -287,7 +288,8 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     if (scope.kind == Scope::Kind::SymptomClause) {
       sink_.report(DiagKind::WindowMisuse, e.range,
                    fmt::format("{}() relates symptom instances, which do not exist yet while a symptom is being "
-                               "extracted; use it in a rule, filter or outcome", fn));
+                               "extracted; use it in a rule, filter or outcome",
+                               fn));
       return Type::error();
     }
     if (!arity(fn == "distinct" ? 2 : 1)) return Type::error();
@@ -349,12 +351,12 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     if (scope.kind != Scope::Kind::SymptomClause || scope.stream != ast::StreamSpec::Kind::Metric) {
       sink_.report(DiagKind::WindowMisuse, e.range,
                    fmt::format("{}(...) over D aggregates a metric series; it is only meaningful in a metric "
-                               "symptom's 'when'", fn));
+                               "symptom's 'when'",
+                               fn));
       return Type::error();
     }
     if (!e.over) {
-      sink_.report(DiagKind::WindowMisuse, e.range,
-                   fmt::format("{}() needs a time window: {}(value) over 5m", fn, fn));
+      sink_.report(DiagKind::WindowMisuse, e.range, fmt::format("{}() needs a time window: {}(value) over 5m", fn, fn));
       return Type::error();
     }
     if (*e.over <= 0) {
@@ -374,12 +376,14 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     all.insert(all.end(), scalars.begin(), scalars.end());
     sink_.report(DiagKind::UnknownFunction, e.name.parts[0].range,
                  fmt::format("unknown function '{}'{}", fn, didYouMean(fn, all)));
-    for (auto& a : e.args) if (a.value) typeOf(*a.value, scope);
+    for (auto& a : e.args)
+      if (a.value) typeOf(*a.value, scope);
     return Type::error();
   }
   std::vector<Type> args;
   for (auto& a : e.args) args.push_back(a.value ? typeOf(*a.value, scope) : Type::error());
-  for (auto& t : args) if (t.isError()) return Type::error();
+  for (auto& t : args)
+    if (t.isError()) return Type::error();
   auto want = [&](size_t i, bool ok, const char* what) {
     if (ok) return true;
     mismatch(*e.args[i].value, fmt::format("{}() needs {}, not {}", fn, what, args[i].withArticle()));
@@ -390,7 +394,8 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
            t.is(TypeKind::Duration) || t.is(TypeKind::State);
   };
   if (fn == "int" || fn == "float") {
-    if (!arity(1) || !want(0, args[0].isNumeric() || args[0].is(TypeKind::String), "a number or a string")) return Type::error();
+    if (!arity(1) || !want(0, args[0].isNumeric() || args[0].is(TypeKind::String), "a number or a string"))
+      return Type::error();
     return Type::of(fn == "int" ? TypeKind::Int : TypeKind::Float);
   }
   if (fn == "string") {
@@ -398,7 +403,8 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     return Type::of(TypeKind::String);
   }
   if (fn == "abs") {
-    if (!arity(1) || !want(0, args[0].isNumeric() || args[0].is(TypeKind::Duration), "a number or a duration")) return Type::error();
+    if (!arity(1) || !want(0, args[0].isNumeric() || args[0].is(TypeKind::Duration), "a number or a duration"))
+      return Type::error();
     return args[0];
   }
   if (fn == "len" || fn == "lower") {
@@ -408,14 +414,16 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
   if (fn == "min" || fn == "max") {
     if (!arity(2)) return Type::error();
     if (args[0].isNumeric() && args[1].isNumeric()) {
-      return args[0].is(TypeKind::Float) || args[1].is(TypeKind::Float) ? Type::of(TypeKind::Float) : Type::of(TypeKind::Int);
+      return args[0].is(TypeKind::Float) || args[1].is(TypeKind::Float) ? Type::of(TypeKind::Float)
+                                                                        : Type::of(TypeKind::Int);
     }
     if (args[0] == args[1] && (args[0].is(TypeKind::Time) || args[0].is(TypeKind::Duration))) return args[0];
     return mismatch(e, fmt::format("{}() of {} and {}: both must be numbers, times or durations", fn,
                                    args[0].withArticle(), args[1].withArticle()));
   }
   // contains, starts_with, ends_with
-  if (!arity(2) || !want(0, args[0].is(TypeKind::String), "a string") || !want(1, args[1].is(TypeKind::String), "a string")) {
+  if (!arity(2) || !want(0, args[0].is(TypeKind::String), "a string") ||
+      !want(1, args[1].is(TypeKind::String), "a string")) {
     return Type::error();
   }
   return Type::of(TypeKind::Bool);
@@ -430,14 +438,22 @@ bool ExprChecker::comparable(const Type& a, const Type& b) {
 
 Type ExprChecker::computeType(Expr& e, Scope& scope) {
   switch (e.kind) {
-    case ExprKind::Int: return Type::of(TypeKind::Int);
-    case ExprKind::Float: return Type::of(TypeKind::Float);
-    case ExprKind::String: return Type::of(TypeKind::String);
-    case ExprKind::Duration: return Type::of(TypeKind::Duration);
-    case ExprKind::Time: return Type::of(TypeKind::Time);
-    case ExprKind::Bool: return Type::of(TypeKind::Bool);
-    case ExprKind::None: return Type::of(TypeKind::None);
-    case ExprKind::Name: return nameType(e, scope);
+    case ExprKind::Int:
+      return Type::of(TypeKind::Int);
+    case ExprKind::Float:
+      return Type::of(TypeKind::Float);
+    case ExprKind::String:
+      return Type::of(TypeKind::String);
+    case ExprKind::Duration:
+      return Type::of(TypeKind::Duration);
+    case ExprKind::Time:
+      return Type::of(TypeKind::Time);
+    case ExprKind::Bool:
+      return Type::of(TypeKind::Bool);
+    case ExprKind::None:
+      return Type::of(TypeKind::None);
+    case ExprKind::Name:
+      return nameType(e, scope);
     case ExprKind::Member: {
       Type t = typeOf(*e.operands[0], scope);
       if (t.isError()) return t;
@@ -466,17 +482,21 @@ Type ExprChecker::computeType(Expr& e, Scope& scope) {
     case ExprKind::Not: {
       Type t = typeOf(*e.operands[0], scope);
       if (t.isError()) return t;
-      if (!truthy(t)) return mismatch(*e.operands[0], fmt::format("'not' needs a bool, but this is {}", t.withArticle()));
+      if (!truthy(t))
+        return mismatch(*e.operands[0], fmt::format("'not' needs a bool, but this is {}", t.withArticle()));
       return Type::of(TypeKind::Bool);
     }
-    case ExprKind::Binary: return binaryType(e, scope);
-    case ExprKind::In: return inType(e, scope);
+    case ExprKind::Binary:
+      return binaryType(e, scope);
+    case ExprKind::In:
+      return inType(e, scope);
     case ExprKind::RegexMatch: {
       Type t = typeOf(*e.operands[0], scope);
       checkRegexLiteral(*e.regex, false);
       if (t.isError()) return t;
       if (!t.is(TypeKind::String)) {
-        return mismatch(*e.operands[0], fmt::format("'{}' matches strings, but this is {}", e.negated ? "!~" : "=~", t.withArticle()));
+        return mismatch(*e.operands[0],
+                        fmt::format("'{}' matches strings, but this is {}", e.negated ? "!~" : "=~", t.withArticle()));
       }
       return Type::of(TypeKind::Bool);
     }
@@ -489,17 +509,22 @@ Type ExprChecker::computeType(Expr& e, Scope& scope) {
       }
       if (t.isError()) return t;
       if (!t.is(TypeKind::Instance)) {
-        return mismatch(*e.operands[0], fmt::format("'is' tests a symptom instance (such as root), not {}", t.withArticle()));
+        return mismatch(*e.operands[0],
+                        fmt::format("'is' tests a symptom instance (such as root), not {}", t.withArticle()));
       }
       return Type::of(TypeKind::Bool);
     }
-    case ExprKind::Call: return callType(e, scope);
+    case ExprKind::Call:
+      return callType(e, scope);
     case ExprKind::List: {
       Type element = Type::error();
       for (auto& op : e.operands) {
         Type t = typeOf(*op, scope);
         if (t.isError()) continue;
-        if (element.isError()) { element = t; continue; }
+        if (element.isError()) {
+          element = t;
+          continue;
+        }
         if (element.isNumeric() && t.isNumeric()) {
           if (t.is(TypeKind::Float)) element = t;
           continue;
@@ -517,7 +542,8 @@ Type ExprChecker::computeType(Expr& e, Scope& scope) {
       if (!a.is(TypeKind::Int) || !b.is(TypeKind::Int)) {
         sink_.report(DiagKind::InvalidRange, e.range,
                      fmt::format("'[a .. b]' is a range of integers, not of {} and {}; for times write an interval "
-                                 "'[start, end]'", a.name(), b.name()));
+                                 "'[start, end]'",
+                                 a.name(), b.name()));
         return Type::error();
       }
       return Type::rangeOf(a);
@@ -535,7 +561,8 @@ Type ExprChecker::computeType(Expr& e, Scope& scope) {
                      "'same node' relates a rule's bindings; in aggregates write 'count(X on same node)'");
         return Type::error();
       }
-      if (usedAliases_) for (auto& [a, _] : scope.aliases) usedAliases_->insert(a);
+      if (usedAliases_)
+        for (auto& [a, _] : scope.aliases) usedAliases_->insert(a);
       return Type::of(TypeKind::Bool);
     }
   }
@@ -552,40 +579,51 @@ Type ExprChecker::binaryType(Expr& e, Scope& scope) {
     return mismatch(e, fmt::format("'{}' cannot combine {} and {}", op, a.withArticle(), b.withArticle()));
   };
   switch (e.op) {
-    case BinaryOp::And: case BinaryOp::Or:
-      if (!truthy(a)) return mismatch(*e.operands[0], fmt::format("'{}' needs bools, but this is {}", op, a.withArticle()));
-      if (!truthy(b)) return mismatch(*e.operands[1], fmt::format("'{}' needs bools, but this is {}", op, b.withArticle()));
+    case BinaryOp::And:
+    case BinaryOp::Or:
+      if (!truthy(a))
+        return mismatch(*e.operands[0], fmt::format("'{}' needs bools, but this is {}", op, a.withArticle()));
+      if (!truthy(b))
+        return mismatch(*e.operands[1], fmt::format("'{}' needs bools, but this is {}", op, b.withArticle()));
       return Type::of(TypeKind::Bool);
-    case BinaryOp::Eq: case BinaryOp::Ne:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
       if (!comparable(a, b)) {
         return mismatch(e, fmt::format("cannot compare {} with {}", a.withArticle(), b.withArticle()));
       }
       return Type::of(TypeKind::Bool);
-    case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
-      if ((a.isNumeric() && b.isNumeric()) || (a == b && (a.is(TypeKind::Time) || a.is(TypeKind::Duration) ||
-                                                          a.is(TypeKind::String)))) {
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+      if ((a.isNumeric() && b.isNumeric()) ||
+          (a == b && (a.is(TypeKind::Time) || a.is(TypeKind::Duration) || a.is(TypeKind::String)))) {
         return Type::of(TypeKind::Bool);
       }
       return mismatch(e, fmt::format("cannot order {} and {} with '{}'", a.withArticle(), b.withArticle(), op));
     case BinaryOp::Add:
-      if (a.isNumeric() && b.isNumeric()) return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
+      if (a.isNumeric() && b.isNumeric())
+        return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
       if (a.is(TypeKind::Time) && b.is(TypeKind::Duration)) return a;
       if (a.is(TypeKind::Duration) && b.is(TypeKind::Time)) return b;
       if (a.is(TypeKind::Duration) && b.is(TypeKind::Duration)) return a;
       return bad();
     case BinaryOp::Sub:
-      if (a.isNumeric() && b.isNumeric()) return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
+      if (a.isNumeric() && b.isNumeric())
+        return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
       if (a.is(TypeKind::Time) && b.is(TypeKind::Duration)) return a;
       if (a.is(TypeKind::Time) && b.is(TypeKind::Time)) return Type::of(TypeKind::Duration);
       if (a.is(TypeKind::Duration) && b.is(TypeKind::Duration)) return a;
       return bad();
     case BinaryOp::Mul:
-      if (a.isNumeric() && b.isNumeric()) return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
+      if (a.isNumeric() && b.isNumeric())
+        return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
       if (a.is(TypeKind::Duration) && b.isNumeric()) return a;
       if (a.isNumeric() && b.is(TypeKind::Duration)) return b;
       return bad();
     case BinaryOp::Div:
-      if (a.isNumeric() && b.isNumeric()) return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
+      if (a.isNumeric() && b.isNumeric())
+        return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;
       if (a.is(TypeKind::Duration) && b.isNumeric()) return a;
       if (a.is(TypeKind::Duration) && b.is(TypeKind::Duration)) return Type::of(TypeKind::Float);
       return bad();
@@ -611,12 +649,14 @@ Type ExprChecker::inType(Expr& e, Scope& scope) {
       return Type::error();
     }
     if (!comparable(a, b.element()) || b.element().is(TypeKind::None)) {
-      return mismatch(rhs, fmt::format("the bounds of this interval are {}s, but the value is {}", b.element().name(), a.withArticle()));
+      return mismatch(rhs, fmt::format("the bounds of this interval are {}s, but the value is {}", b.element().name(),
+                                       a.withArticle()));
     }
     return Type::of(TypeKind::Bool);
   }
   if (b.is(TypeKind::Range)) {
-    if (!a.is(TypeKind::Int)) return mismatch(*e.operands[0], fmt::format("an integer range holds integers, not {}", a.withArticle()));
+    if (!a.is(TypeKind::Int))
+      return mismatch(*e.operands[0], fmt::format("an integer range holds integers, not {}", a.withArticle()));
     return Type::of(TypeKind::Bool);
   }
   if (b.is(TypeKind::List)) {
@@ -626,21 +666,44 @@ Type ExprChecker::inType(Expr& e, Scope& scope) {
     }
     return Type::of(TypeKind::Bool);
   }
-  return mismatch(rhs, fmt::format("'in' needs a list, a range [a .. b] or an interval [start, end], not {}", b.withArticle()));
+  return mismatch(
+      rhs, fmt::format("'in' needs a list, a range [a .. b] or an interval [start, end], not {}", b.withArticle()));
 }
 
 std::string ExprChecker::canonical(const Expr& e) {
   std::string out = fmt::format("({}", static_cast<int>(e.kind));
   switch (e.kind) {
-    case ExprKind::Int: case ExprKind::Duration: case ExprKind::Time: out += fmt::format(" {}", e.intValue); break;
-    case ExprKind::Float: out += fmt::format(" {}", e.floatValue); break;
-    case ExprKind::String: out += " \"" + e.text + "\""; break;
-    case ExprKind::Bool: out += e.boolValue ? " true" : " false"; break;
-    case ExprKind::Name: case ExprKind::Member: case ExprKind::Call: case ExprKind::Same: out += " " + e.name.str(); break;
-    case ExprKind::Binary: out += std::string(" ") + ast::spelling(e.op); break;
-    case ExprKind::Is: out += e.isNone ? " none" : " " + e.selector->str(); break;
-    case ExprKind::RegexMatch: out += " /" + e.regex->pattern + "/" + e.regex->flags; break;
-    default: break;
+    case ExprKind::Int:
+    case ExprKind::Duration:
+    case ExprKind::Time:
+      out += fmt::format(" {}", e.intValue);
+      break;
+    case ExprKind::Float:
+      out += fmt::format(" {}", e.floatValue);
+      break;
+    case ExprKind::String:
+      out += " \"" + e.text + "\"";
+      break;
+    case ExprKind::Bool:
+      out += e.boolValue ? " true" : " false";
+      break;
+    case ExprKind::Name:
+    case ExprKind::Member:
+    case ExprKind::Call:
+    case ExprKind::Same:
+      out += " " + e.name.str();
+      break;
+    case ExprKind::Binary:
+      out += std::string(" ") + ast::spelling(e.op);
+      break;
+    case ExprKind::Is:
+      out += e.isNone ? " none" : " " + e.selector->str();
+      break;
+    case ExprKind::RegexMatch:
+      out += " /" + e.regex->pattern + "/" + e.regex->flags;
+      break;
+    default:
+      break;
   }
   if (e.negated) out += " not";
   for (auto& op : e.operands) out += " " + (op ? canonical(*op) : "_");

@@ -32,10 +32,11 @@ void NameResolver::checkImports(ast::Module& m) {
     bool duplicate = false;
     for (auto& other : list) {
       if (other.import->package.str() == name || other.alias == alias) {
-        sink_.report(DiagKind::DuplicateImport, imp.range,
-                     other.alias == alias && other.import->package.str() != name
-                         ? fmt::format("the name '{}' is already used by another import", alias)
-                         : fmt::format("package '{}' is imported twice", name))
+        sink_
+            .report(DiagKind::DuplicateImport, imp.range,
+                    other.alias == alias && other.import->package.str() != name
+                        ? fmt::format("the name '{}' is already used by another import", alias)
+                        : fmt::format("package '{}' is imported twice", name))
             .note(other.import->range, "the earlier import is here");
         duplicate = true;
       }
@@ -107,8 +108,9 @@ std::optional<std::string> NameResolver::resolveSymptom(const ast::QualifiedName
   }
   if (!l.visible) {
     if (report) {
-      sink_.report(DiagKind::PackageNotImported, name.range,
-                   fmt::format("'{}' is in package '{}', which this file does not import", name.str(), l.package))
+      sink_
+          .report(DiagKind::PackageNotImported, name.range,
+                  fmt::format("'{}' is in package '{}', which this file does not import", name.str(), l.package))
           .note({}, fmt::format("add 'import {}' after the package line", l.package));
     }
     return std::nullopt;
