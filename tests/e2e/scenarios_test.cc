@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
