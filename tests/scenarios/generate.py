@@ -657,7 +657,7 @@ def slurm_scenario(name, seed, n, kind, line=True, extra=None):
         b.record(cancel + secs(2.1), "srun: Force Terminated StepId=%d.0" % job.job_id)
         files = sc.finish(cancel + secs(3), "NODE_FAIL", 1, "NodeDown")
         return files, truth("scheduler.slurm.slurm_node_failure", "node-failure",
-                            "scheduler.slurm.node_failure_line")
+                            "scheduler.slurm.node_failure_named", [dead])
     due = {"time_limit": " DUE TO TIME LIMIT", "preempted": " DUE TO PREEMPTION", "cancelled": ""}[kind]
     if line:
         b.record(at, "slurmstepd: error: *** JOB %d ON %s CANCELLED AT %s%s ***" % (job.job_id, sc.batch,
