@@ -246,6 +246,17 @@ def torchrun_failure(log, node, when, failures, script="/workspace/pretrain.py")
     log.record(when, "Traceback (most recent call last):", *lines)
 
 
+def nccl_remote_error(log, when, rank, job, node, peer_node, rng):
+    """A rank's NCCL watchdog sees its peer on peer_node vanish (ncclRemoteError over InfiniBand)."""
+    log.record(when, "[rank%d]:[E ProcessGroupNCCL.cpp:1182] [Rank %d] NCCL watchdog thread terminated with exception: "
+               "NCCL error: remote process exited or there was a network error, NCCL version 2.20.5" % (rank, rank),
+               "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+               "Last error:",
+               "NET/IB : Got completion from peer %s<%d> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+               "::ffff:%s remoteGid ::ffff:%s" % (job.ip[peer_node], rng.randrange(40000, 60000),
+                                                 job.ip[node], job.ip[peer_node]))
+
+
 def elastic(log, when, level, text, module="torch.distributed.elastic.multiprocessing.api"):
     log.record(when, "[%s] %s: [%s] %s" % (asctime(when), module, level, text))
 
@@ -459,16 +470,7 @@ def host_oom():
                 if rank % 8 not in (5, 6, 7):
                     continue  # the ranks that talk to gpu-0023 over the ring
                 w = kill_time + secs(rng.uniform(0.6, 1.4))
-                app.record(w, "[rank%d]:[E ProcessGroupNCCL.cpp:1182] [Rank %d] NCCL watchdog thread terminated with "
-                           "exception: NCCL error: remote process exited or there was a network error, NCCL version "
-                           "2.20.5" % (rank, rank),
-                           "ncclRemoteError: A call failed possibly due to a network error or a remote "
-                           "process exiting prematurely.",
-                           "Last error:",
-                           "NET/IB : Got completion from peer %s<%d> with status=12 opcode=0 len=0 vendor err "
-                           "129 (Recv) localGid ::ffff:%s remoteGid ::ffff:%s" % (job.ip[bad],
-                                                                               rng.randrange(40000, 60000),
-                                                                               job.ip[node], job.ip[bad]))
+                nccl_remote_error(app, w, rank, job, node, bad, rng)
             w = cancel + secs(rng.uniform(0.05, 0.2))
             elastic(app, w, "WARNING", "Received Signals.SIGTERM death signal, shutting down workers",
                     module="torch.distributed.elastic.agent.server.api")
@@ -600,16 +602,7 @@ def user_code_exception():
                 if rank % 8 not in (5,):
                     continue  # rank 13's peers in the ring
                 w = noticed - secs(rng.uniform(0.2, 0.9))
-                app.record(w, "[rank%d]:[E ProcessGroupNCCL.cpp:1182] [Rank %d] NCCL watchdog thread terminated with "
-                           "exception: NCCL error: remote process exited or there was a network error, NCCL version "
-                           "2.20.5" % (rank, rank),
-                           "ncclRemoteError: A call failed possibly due to a network error or a remote "
-                           "process exiting prematurely.",
-                           "Last error:",
-                           "NET/IB : Got completion from peer %s<%d> with status=12 opcode=0 len=0 vendor err "
-                           "129 (Recv) localGid ::ffff:%s remoteGid ::ffff:%s" % (job.ip[bad],
-                                                                               rng.randrange(40000, 60000),
-                                                                               job.ip[node], job.ip[bad]))
+                nccl_remote_error(app, w, rank, job, node, bad, rng)
             w = cancel + secs(rng.uniform(0.05, 0.2))
             elastic(app, w, "WARNING", "Received Signals.SIGTERM death signal, shutting down workers",
                     module="torch.distributed.elastic.agent.server.api")
@@ -648,6 +641,36 @@ def render(files):
     return out
 
 
+def write_tree(root, files):
+    """Writes files ({relative path: bytes}) under root, creating directories."""
+    for path, data in sorted(files.items()):
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(data)
+
+
+def check_tree(root, files, label):
+    """Compares the tree under root with files; prints one line per difference and returns their count."""
+    on_disk = set()
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            on_disk.add(os.path.relpath(os.path.join(dirpath, n), root))
+    problems = 0
+    for path in sorted(on_disk | set(files)):
+        if path not in files:
+            print("%s/%s: not written by generate.py" % (label, path))
+        elif path not in on_disk:
+            print("%s/%s: missing" % (label, path))
+        else:
+            with open(os.path.join(root, path), "rb") as f:
+                if f.read() == files[path]:
+                    continue
+            print("%s/%s: differs from generate.py's output" % (label, path))
+        problems += 1
+    return problems
+
+
 def main(argv):
     check = argv[1:] == ["--check"]
     if argv[1:] and not check:
@@ -658,30 +681,10 @@ def main(argv):
         root = os.path.join(HERE, name)
         files = render(build())
         if check:
-            on_disk = set()
-            for dirpath, _, names in os.walk(root):
-                for n in names:
-                    on_disk.add(os.path.relpath(os.path.join(dirpath, n), root))
-            for path in sorted(on_disk | set(files)):
-                full = os.path.join(root, path)
-                if path not in files:
-                    print("%s/%s: not written by generate.py" % (name, path))
-                    problems += 1
-                elif path not in on_disk:
-                    print("%s/%s: missing" % (name, path))
-                    problems += 1
-                else:
-                    with open(full, "rb") as f:
-                        if f.read() != files[path]:
-                            print("%s/%s: differs from generate.py's output" % (name, path))
-                            problems += 1
+            problems += check_tree(root, files, name)
             continue
         shutil.rmtree(root, ignore_errors=True)
-        for path, data in sorted(files.items()):
-            full = os.path.join(root, path)
-            os.makedirs(os.path.dirname(full), exist_ok=True)
-            with open(full, "wb") as f:
-                f.write(data)
+        write_tree(root, files)
         print("%s: %d files, %d bytes" % (name, len(files), sum(len(d) for d in files.values())))
     if check:
         print("examples are %s" % ("up to date" if problems == 0 else "out of date: run python3 examples/generate.py"))

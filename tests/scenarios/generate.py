@@ -217,14 +217,7 @@ class Scenario:
 
     def remote_error(self, rank, when, peer_node):
         node = self.job.node_of(rank)
-        self.app[node].record(
-            when, "[rank%d]:[E ProcessGroupNCCL.cpp:1182] [Rank %d] NCCL watchdog thread terminated with exception: "
-            "NCCL error: remote process exited or there was a network error, NCCL version 2.20.5" % (rank, rank),
-            "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
-            "Last error:",
-            "NET/IB : Got completion from peer %s<%d> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
-            "::ffff:%s remoteGid ::ffff:%s" % (self.job.ip[peer_node], self.rng.randrange(40000, 60000),
-                                              self.job.ip[node], self.job.ip[peer_node]))
+        G.nccl_remote_error(self.app[node], when, rank, self.job, node, peer_node, self.rng)
 
     def torchrun_exit(self, node, when, first_rank, code, extra=()):
         """torchrun stops the node's other workers, reports the failure and exits; returns the exit time."""
@@ -894,11 +887,7 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "--excluded":
         for name, build in SCENARIOS:
             if name in EXCLUDED:
-                for path, data in sorted(render(*build()).items()):
-                    full = os.path.join(argv[2], name, path)
-                    os.makedirs(os.path.dirname(full), exist_ok=True)
-                    with open(full, "wb") as f:
-                        f.write(data)
+                G.write_tree(os.path.join(argv[2], name), render(*build()))
                 print(os.path.join(argv[2], name))
         return 0
     check = argv[1:] == ["--check"]
@@ -923,30 +912,10 @@ def main(argv):
         files = render(*build())
         total += sum(len(d) for d in files.values())
         if check:
-            on_disk = set()
-            for dirpath, _, names in os.walk(root):
-                for n in names:
-                    on_disk.add(os.path.relpath(os.path.join(dirpath, n), root))
-            for path in sorted(on_disk | set(files)):
-                full = os.path.join(root, path)
-                if path not in files:
-                    print("%s/%s: not written by generate.py" % (name, path))
-                    problems += 1
-                elif path not in on_disk:
-                    print("%s/%s: missing" % (name, path))
-                    problems += 1
-                else:
-                    with open(full, "rb") as f:
-                        if f.read() != files[path]:
-                            print("%s/%s: differs from generate.py's output" % (name, path))
-                            problems += 1
+            problems += G.check_tree(root, files, name)
             continue
         shutil.rmtree(root, ignore_errors=True)
-        for path, data in sorted(files.items()):
-            full = os.path.join(root, path)
-            os.makedirs(os.path.dirname(full), exist_ok=True)
-            with open(full, "wb") as f:
-                f.write(data)
+        G.write_tree(root, files)
     if check:
         print("scenarios are %s" % ("up to date" if problems == 0 else
                                     "out of date: run python3 tests/scenarios/generate.py"))
