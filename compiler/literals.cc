@@ -1,5 +1,7 @@
 #include "compiler/literals.h"
 
+#include "ir/civil_time.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -23,29 +25,6 @@ bool digits(std::string_view s, size_t pos, size_t n, int& out) {
   }
   out = v;
   return true;
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-int64_t daysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-void civilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
 }
 
 unsigned daysInMonth(int64_t y, unsigned m) {
@@ -146,22 +125,6 @@ std::optional<int64_t> parseTimeOfDay(std::string_view text) {
   auto t = clock(text, pos);
   if (!t || pos != text.size()) return std::nullopt;
   return t;
-}
-
-std::string formatTimestamp(int64_t nanos) {
-  int64_t secs = nanos / kNanosPerSecond, frac = nanos % kNanosPerSecond;
-  if (frac < 0) { frac += kNanosPerSecond; --secs; }
-  int64_t days = secs / 86400, rem = secs % 86400;
-  if (rem < 0) { rem += 86400; --days; }
-  int64_t y; unsigned m, d;
-  civilFromDays(days, y, m, d);
-  std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, m, d, rem / 3600, rem / 60 % 60, rem % 60);
-  if (frac) {
-    std::string f = fmt::format("{:09}", frac);
-    while (f.back() == '0') f.pop_back();
-    out += "." + f;
-  }
-  return out + "Z";
 }
 
 DecodedString decodeString(std::string_view lit) {

@@ -22,9 +22,6 @@ std::optional<int64_t> parseTimestamp(std::string_view text);
 // "10:42" or "10:42:00.5" -> nanoseconds since midnight.
 std::optional<int64_t> parseTimeOfDay(std::string_view text);
 
-// Formats nanoseconds since the epoch as RFC 3339 UTC with the shortest exact fraction.
-std::string formatTimestamp(int64_t nanos);
-
 struct DecodedString {
   std::string value;
   std::string error;        // empty when the literal is well formed

@@ -1,6 +1,6 @@
 #include "runtime/interpreter.h"
 
-#include "runtime/time_format.h"
+#include "ir/civil_time.h"
 
 #include <fmt/format.h>
 
@@ -388,7 +388,7 @@ Value Interpreter::call(const ir::Expr& e, EvalContext& ctx) {
         case Type::Bool: return text(a.i ? "true" : "false");
         case Type::State: return text(ir::stateName(static_cast<ir::State>(a.i)));
         case Type::Duration: return text(keep(formatDuration(a.i)));
-        case Type::Time: return text(keep(formatTime(a.i)));
+        case Type::Time: return text(keep(formatTimestamp(a.i)));
         default: return null();
       }
     }

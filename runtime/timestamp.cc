@@ -1,5 +1,7 @@
 #include "runtime/timestamp.h"
 
+#include "ir/civil_time.h"
+
 #include <limits>
 
 namespace attrib::runtime {
@@ -84,25 +86,12 @@ int daysInMonth(int64_t y, int m) {
 
 bool validDate(int64_t y, int m, int d) { return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m); }
 
-// Days since 1970-01-01 of a valid date.
-int64_t daysFromCivil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;                                    // [0, 399]
-  const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;  // [0, 365]
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;            // [0, 146096]
-  return era * 146097 + doe - 719468;
-}
-
 // The year containing day `days` since 1970-01-01.
 int64_t yearFromDays(int64_t days) {
-  days += 719468;
-  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const int64_t doe = days - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;  // March-based month: 10 and 11 are January, February
-  return yoe + era * 400 + (mp >= 10);
+  int64_t y;
+  unsigned m, d;
+  civilFromDays(days, y, m, d);
+  return y;
 }
 
 // 0 = Sunday; 1970-01-01 was a Thursday.

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/time_format.h"
+#include "ir/civil_time.h"
 
 namespace attrib::runtime {
 
@@ -22,7 +22,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json optTime(const std::optional<int64_t>& t) { return t ? ordered_json(formatTime(*t)) : ordered_json(); }
+ordered_json optTime(const std::optional<int64_t>& t) { return t ? ordered_json(formatTimestamp(*t)) : ordered_json(); }
 ordered_json optString(const std::string& s) { return s.empty() ? ordered_json() : ordered_json(s); }
 
 ordered_json evidenceJson(const EvidenceLine& e) {
@@ -44,7 +44,7 @@ ordered_json findingJson(const SymptomFinding& f) {
   j["node"] = optString(f.node);
   j["rank"] = f.rank ? ordered_json(*f.rank) : ordered_json();
   j["gpu"] = optString(f.gpu);
-  j["time"] = formatTime(f.time);
+  j["time"] = formatTimestamp(f.time);
   j["time_estimated"] = !f.timeKnown;
   ordered_json evidence = ordered_json::array();
   for (const auto& e : f.evidence) evidence.push_back(evidenceJson(e));
@@ -94,7 +94,7 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
   ordered_json downstream = ordered_json::array();
   for (const auto& d : v.downstream) {
     downstream.push_back({{"symptom", d.symptom}, {"count", d.count}, {"nodes", d.nodes}, {"ranks", d.ranks},
-                          {"first", formatTime(d.first)}, {"explained_by", d.explainedBy}, {"rule", d.rule}});
+                          {"first", formatTimestamp(d.first)}, {"explained_by", d.explainedBy}, {"rule", d.rule}});
   }
   j["downstream"] = std::move(downstream);
   j["recommendation"] = {{"actions", v.actions}, {"nodes", v.actionNodes}};
@@ -145,7 +145,7 @@ std::string toText(const Verdict& v) {
     const auto& r = *v.root;
     out += fmt::format("root cause {}{}{}{} at {}{}\n", r.symptom, r.node.empty() ? "" : " on " + r.node,
                        r.gpu.empty() ? "" : " gpu " + r.gpu, r.rank ? fmt::format(" rank {}", *r.rank) : "",
-                       formatTime(r.time), r.timeKnown ? "" : " (estimated)");
+                       formatTimestamp(r.time), r.timeKnown ? "" : " (estimated)");
     for (const auto& e : r.evidence) {
       out += fmt::format("           {}:{}: {}\n", e.location, e.lineNumber, e.line);
     }

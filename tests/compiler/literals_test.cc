@@ -1,4 +1,5 @@
 #include "compiler/literals.h"
+#include "ir/civil_time.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,6 @@
 #include <set>
 
 #include "compiler/literals.h"
-#include "runtime/time_format.h"
 
 namespace attrib::tools {
 namespace {
