@@ -27,12 +27,6 @@ bool digits(std::string_view s, size_t pos, size_t n, int& out) {
   return true;
 }
 
-unsigned daysInMonth(int64_t y, unsigned m) {
-  static const unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return m == 2 && leap ? 29 : kDays[m - 1];
-}
-
 // Parses "HH:MM[:SS[.fff]]" at pos; advances pos.
 std::optional<int64_t> clock(std::string_view s, size_t& pos) {
   int h, m, sec = 0;
@@ -92,7 +86,7 @@ std::optional<int64_t> parseTimestamp(std::string_view s) {
       !digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ')) {
     return std::nullopt;
   }
-  if (mo < 1 || mo > 12 || d < 1 || static_cast<unsigned>(d) > daysInMonth(y, mo)) return std::nullopt;
+  if (!validDate(y, mo, d)) return std::nullopt;
   size_t pos = 11;
   auto tod = clock(s, pos);
   if (!tod) return std::nullopt;

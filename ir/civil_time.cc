@@ -4,6 +4,13 @@
 
 namespace attrib {
 
+bool validDate(int64_t y, int64_t m, int64_t d) {
+  static constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m < 1 || m > 12 || d < 1) return false;
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return d <= (m == 2 && leap ? 29 : kDays[m - 1]);
+}
+
 // Howard Hinnant's algorithms: the year starts in March, so the leap day ends it, and eras are
 // the 400-year (146,097-day) cycles of the Gregorian calendar.
 int64_t daysFromCivil(int64_t y, unsigned m, unsigned d) {

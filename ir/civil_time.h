@@ -8,6 +8,9 @@
 
 namespace attrib {
 
+// Whether month m (1-12) of year y has a day d.
+bool validDate(int64_t y, int64_t m, int64_t d);
+
 // Days since 1970-01-01 of year y, month m (1-12), day d (1-31). The date must be valid.
 int64_t daysFromCivil(int64_t y, unsigned m, unsigned d);
 

@@ -75,16 +75,7 @@ bool fractionNanos(std::string_view s, size_t* pos, int64_t* nanos) {
   return true;
 }
 
-// ---- Proleptic Gregorian calendar arithmetic (Howard Hinnant's algorithms) ----
-
-bool isLeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int daysInMonth(int64_t y, int m) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && isLeapYear(y) ? 29 : kDays[m - 1];
-}
-
-bool validDate(int64_t y, int m, int d) { return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m); }
+// ---- Calendar helpers on top of ir/civil_time.h ----
 
 // The year containing day `days` since 1970-01-01.
 int64_t yearFromDays(int64_t days) {
