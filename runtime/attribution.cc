@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "runtime/compiled_predicates.h"
 #include "runtime/interpreter.h"
 
 namespace attrib::runtime {
@@ -36,8 +37,10 @@ std::string keyOf(const Instance& inst, const std::string& key) {
 
 class Run {
  public:
-  Run(const Bundle& bundle, const RegexTable& regexes, Evidence& evidence, const AttributionLimits& limits)
-      : bundle_(bundle), program_(bundle.program), regexes_(regexes), evidence_(evidence), limits_(limits) {}
+  Run(const Bundle& bundle, const RegexTable& regexes, const CompiledPredicates* compiled, Evidence& evidence,
+      const AttributionLimits& limits)
+      : bundle_(bundle), program_(bundle.program), regexes_(regexes), compiled_(compiled), evidence_(evidence),
+        limits_(limits) {}
 
   Verdict run() {
     auto started = Clock::now();
@@ -46,7 +49,7 @@ class Run {
     extractMetrics();
     std::stable_sort(instances_.begin(), instances_.end(), earlier);
     index_.rebuild(instances_, program_.symptoms.size());
-    for (size_t f = 0; f < program_.filters.size(); ++f) applyFilter(program_.filters[f]);
+    for (size_t f = 0; f < program_.filters.size(); ++f) applyFilter(f);
     for (ir::Phase phase : {ir::Phase::Early, ir::Phase::Main, ir::Phase::Final}) runRules(phase);
     int32_t root = selectRoot();
     std::vector<size_t> outcomes = evaluateOutcomes(root);
@@ -65,6 +68,15 @@ class Run {
     ctx.index = &index_;
     return ctx;
   }
+
+  // Every predicate goes through here: the compiled function when there is one, otherwise the
+  // interpreter. `fn` is the compiled form of `e`.
+  bool holds(PredicateFn fn, const ir::Expr& e, EvalContext& ctx) {
+    if (!fn) return interpreter_.test(e, ctx);
+    scratch_.reset();
+    return fn(&ctx, &scratch_) != 0;
+  }
+  PredicateFn symptomFn(size_t s) const { return compiled_ ? compiled_->symptomWhen[s] : nullptr; }
 
   uint64_t nextSequence() { return (1ULL << 62) + sequence_++; }
 
@@ -94,7 +106,7 @@ class Run {
       EvalContext ctx = context();
       ctx.index = nullptr;
       ctx.slots[0] = &inst;
-      if (symptom.hasWhen && !interpreter_.test(symptom.when, ctx)) continue;
+      if (symptom.hasWhen && !holds(symptomFn(s), symptom.when, ctx)) continue;
       instances_.push_back(std::move(inst));
     }
   }
@@ -143,8 +155,8 @@ class Run {
           ctx.series = &view;
           ctx.seriesPos = i;
           ctx.slots[0] = &candidates[i];
-          bool holds = !symptom.hasWhen || interpreter_.test(symptom.when, ctx);
-          if (!holds) {
+          bool matched = !symptom.hasWhen || holds(symptomFn(s), symptom.when, ctx);
+          if (!matched) {
             holding = emitted = false;
             continue;
           }
@@ -168,8 +180,11 @@ class Run {
 
   // ---- filtering
 
-  void applyFilter(const ir::Filter& filter) {
-    for (const auto& st : filter.statements) {
+  void applyFilter(size_t f) {
+    const ir::Filter& filter = program_.filters[f];
+    for (size_t stIndex = 0; stIndex < filter.statements.size(); ++stIndex) {
+      const auto& st = filter.statements[stIndex];
+      PredicateFn fn = compiled_ ? compiled_->filterWhere[f][stIndex] : nullptr;
       const auto& set = program_.symptomSets[st.set];
       auto targeted = [&](const Instance& inst) {
         return !inst.filtered && std::binary_search(set.begin(), set.end(), inst.symptom);
@@ -196,12 +211,12 @@ class Run {
         EvalContext ctx = context();
         for (size_t i = 0; i < instances_.size(); ++i) {
           if (!targeted(instances_[i])) continue;
-          bool holds = true;
+          bool matched = true;
           if (st.hasWhere) {
             ctx.slots[0] = &instances_[i];
-            holds = interpreter_.test(st.where, ctx);
+            matched = holds(fn, st.where, ctx);
           }
-          bool dropIt = st.kind == ir::FilterStatement::Kind::Drop ? holds : !holds;
+          bool dropIt = st.kind == ir::FilterStatement::Kind::Drop ? matched : !matched;
           if (dropIt) drop.push_back(i);
         }
       }
@@ -262,6 +277,7 @@ class Run {
     }
     EvalContext ctx = context();
     ctx.bindings = static_cast<int32_t>(n);
+    PredicateFn fn = compiled_ ? compiled_->ruleWhere[r] : nullptr;
     std::vector<size_t> pos(n, 0);
     std::vector<int32_t> chosen(n, -1);
     uint64_t evaluations = 0;
@@ -292,7 +308,7 @@ class Run {
         truncatedRules_.push_back(rule.name);
         break;
       }
-      if (!rule.hasWhere || interpreter_.test(rule.where, ctx)) changed |= apply(rule, r, chosen);
+      if (!rule.hasWhere || holds(fn, rule.where, ctx)) changed |= apply(rule, r, chosen);
       ++pos[depth];
     }
     if (changed) index_.rebuild(instances_, program_.symptoms.size());
@@ -357,7 +373,7 @@ class Run {
     for (size_t o = 0; o < program_.outcomes.size(); ++o) {
       for (auto& s : ctx.slots) s = nullptr;
       ctx.slots[0] = root >= 0 ? &instances_[root] : nullptr;
-      if (interpreter_.test(program_.outcomes[o].when, ctx)) held.push_back(o);
+      if (holds(compiled_ ? compiled_->outcomeWhen[o] : nullptr, program_.outcomes[o].when, ctx)) held.push_back(o);
     }
     return held;
   }
@@ -530,11 +546,13 @@ class Run {
   const Bundle& bundle_;
   const ir::Program& program_;
   const RegexTable& regexes_;
+  const CompiledPredicates* compiled_;
   Evidence& evidence_;
   const AttributionLimits& limits_;
   std::vector<Instance> instances_;
   InstanceIndex index_;
   Interpreter interpreter_;
+  PredicateScratch scratch_;
   uint64_t sequence_ = 0;
   std::vector<std::string> truncatedRules_;
   struct Proposal {
@@ -546,7 +564,7 @@ class Run {
 }  // namespace
 
 Verdict Attributor::attribute(Evidence evidence, const AttributionLimits& limits) const {
-  return Run(*bundle_, *regexes_, evidence, limits).run();
+  return Run(*bundle_, *regexes_, compiled_.get(), evidence, limits).run();
 }
 
 }  // namespace attrib::runtime

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/bundle.h"
+#include "runtime/compiled_predicates.h"
 #include "runtime/instance.h"
 #include "runtime/regex_table.h"
 #include "runtime/timeline.h"
@@ -34,15 +35,18 @@ struct AttributionLimits {
 
 class Attributor {
  public:
-  // `regexes` must have been built from `bundle`'s program.
-  Attributor(std::shared_ptr<const Bundle> bundle, std::shared_ptr<const RegexTable> regexes)
-      : bundle_(std::move(bundle)), regexes_(std::move(regexes)) {}
+  // `regexes` and `compiled` (null: interpret every predicate) must have been built from
+  // `bundle`'s program.
+  Attributor(std::shared_ptr<const Bundle> bundle, std::shared_ptr<const RegexTable> regexes,
+             std::shared_ptr<const CompiledPredicates> compiled = nullptr)
+      : bundle_(std::move(bundle)), regexes_(std::move(regexes)), compiled_(std::move(compiled)) {}
 
   Verdict attribute(Evidence evidence, const AttributionLimits& limits = {}) const;
 
  private:
   std::shared_ptr<const Bundle> bundle_;
   std::shared_ptr<const RegexTable> regexes_;
+  std::shared_ptr<const CompiledPredicates> compiled_;
 };
 
 }  // namespace attrib::runtime

@@ -4,12 +4,17 @@
 
 namespace attrib::runtime {
 
-std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Bundle> bundle, std::string* error) {
+std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Bundle> bundle, std::string* error,
+                                             std::shared_ptr<const CompiledPredicates> compiled,
+                                             EvaluatorInfo evaluator) {
   auto regexes = std::make_shared<RegexTable>();
   if (!regexes->build(bundle->program, error)) return nullptr;
   std::shared_ptr<Engine> engine(new Engine());
   engine->bundle_ = std::move(bundle);
   engine->regexes_ = std::move(regexes);
+  engine->compiled_ = std::move(compiled);
+  engine->evaluator_ = std::move(evaluator);
+  if (!engine->compiled_) engine->evaluator_.name = "interpreter";
   return engine;
 }
 
@@ -38,7 +43,10 @@ Verdict Engine::diagnose(WorkloadEvidence input, const DiagnoseOptions& options)
   evidence.bytesScanned = scanned.bytes;
   evidence.scanMs =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-  return Attributor(bundle_, regexes_).attribute(std::move(evidence), options.limits);
+  Verdict verdict = Attributor(bundle_, regexes_, compiled_).attribute(std::move(evidence), options.limits);
+  verdict.stats.evaluator = evaluator_.name;
+  verdict.stats.evaluatorNote = evaluator_.fallbackReason;
+  return verdict;
 }
 
 }  // namespace attrib::runtime

@@ -31,16 +31,23 @@ struct WorkloadEvidence {
 
 class Engine {
  public:
-  // nullptr and `error` when the bundle's regexes cannot be compiled.
-  static std::shared_ptr<const Engine> create(std::shared_ptr<const Bundle> bundle, std::string* error);
+  // nullptr and `error` when the bundle's regexes cannot be compiled. `compiled` holds the
+  // bundle's predicates as native code (jit/); without it every predicate is interpreted.
+  // `evaluator` is what the verdicts' stats report.
+  static std::shared_ptr<const Engine> create(std::shared_ptr<const Bundle> bundle, std::string* error,
+                                              std::shared_ptr<const CompiledPredicates> compiled = nullptr,
+                                              EvaluatorInfo evaluator = {});
 
   const Bundle& bundle() const { return *bundle_; }
+  const EvaluatorInfo& evaluator() const { return evaluator_; }
   Verdict diagnose(WorkloadEvidence evidence, const DiagnoseOptions& options = {}) const;
 
  private:
   Engine() = default;
   std::shared_ptr<const Bundle> bundle_;
   std::shared_ptr<const RegexTable> regexes_;
+  std::shared_ptr<const CompiledPredicates> compiled_;
+  EvaluatorInfo evaluator_;
 };
 
 }  // namespace attrib::runtime

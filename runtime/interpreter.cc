@@ -84,6 +84,69 @@ std::string formatDuration(int64_t nanos) {
   return out;
 }
 
+Value workloadValue(ir::WorkloadField f, const Workload& w) {
+  using W = ir::WorkloadField;
+  auto str = [](const std::string& s) { return s.empty() ? null() : text(s); };
+  auto opt = [](Type t, const std::optional<int64_t>& v) { return v ? integer(t, *v) : null(); };
+  switch (f) {
+    case W::Id: return str(w.id);
+    case W::Name: return str(w.name);
+    case W::Scheduler: return str(w.scheduler);
+    case W::User: return str(w.user);
+    case W::Partition: return str(w.partition);
+    case W::State: return integer(Type::State, static_cast<int64_t>(w.state));
+    case W::ExitCode: return opt(Type::Int, w.exitCode);
+    case W::Signal: return opt(Type::Int, w.signal);
+    case W::Start: return opt(Type::Time, w.start);
+    case W::End: return opt(Type::Time, w.end);
+    case W::Ranks: {
+      if (w.ranks) return integer(Type::Int, *w.ranks);
+      if (w.ranksPerNode && !w.nodes.empty()) return integer(Type::Int, *w.ranksPerNode * static_cast<int64_t>(w.nodes.size()));
+      return null();
+    }
+    case W::RanksPerNode: return opt(Type::Int, w.ranksPerNode);
+    case W::Duration: {
+      int64_t d;
+      if (!w.start || !w.end || __builtin_sub_overflow(*w.end, *w.start, &d)) return null();
+      return integer(Type::Duration, d);
+    }
+    case W::Reason: return str(w.reason);
+    case W::Nodes: return null();  // a list: only read through InNodes
+  }
+  return null();
+}
+
+
+bool parseIntText(std::string_view s, int64_t* out) {
+  const char* begin = s.data();
+  const char* end = begin + s.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, *out);
+  return ec == std::errc() && ptr == end && begin != end;
+}
+
+bool parseFloatText(std::string_view s, double* out) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size() && !s.empty();
+}
+
+std::string valueText(ir::Type type, int64_t i, double f) {
+  switch (type) {
+    case Type::Int: return std::to_string(i);
+    case Type::Float: return fmt::format("{}", f);
+    case Type::Duration: return formatDuration(i);
+    case Type::Time: return formatTimestamp(i);
+    case Type::State: return ir::stateName(static_cast<ir::State>(i));
+    default: return {};
+  }
+}
+
+std::string lowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 std::string_view Interpreter::keep(std::string s) {
   arena_.push_back(std::move(s));
   return arena_.back();
@@ -114,38 +177,6 @@ Value Interpreter::field(const Instance& inst, ir::Field f, const ir::Program& p
     case F::ExitCode: return inst.exitCode ? integer(Type::Int, *inst.exitCode) : null();
     case F::Signal: return inst.signal ? integer(Type::Int, *inst.signal) : null();
     case F::Reason: return str(inst.reason);
-  }
-  return null();
-}
-
-Value Interpreter::workloadField(ir::WorkloadField f, const Workload& w) {
-  using W = ir::WorkloadField;
-  auto str = [](const std::string& s) { return s.empty() ? null() : text(s); };
-  auto opt = [](Type t, const std::optional<int64_t>& v) { return v ? integer(t, *v) : null(); };
-  switch (f) {
-    case W::Id: return str(w.id);
-    case W::Name: return str(w.name);
-    case W::Scheduler: return str(w.scheduler);
-    case W::User: return str(w.user);
-    case W::Partition: return str(w.partition);
-    case W::State: return integer(Type::State, static_cast<int64_t>(w.state));
-    case W::ExitCode: return opt(Type::Int, w.exitCode);
-    case W::Signal: return opt(Type::Int, w.signal);
-    case W::Start: return opt(Type::Time, w.start);
-    case W::End: return opt(Type::Time, w.end);
-    case W::Ranks: {
-      if (w.ranks) return integer(Type::Int, *w.ranks);
-      if (w.ranksPerNode && !w.nodes.empty()) return integer(Type::Int, *w.ranksPerNode * static_cast<int64_t>(w.nodes.size()));
-      return null();
-    }
-    case W::RanksPerNode: return opt(Type::Int, w.ranksPerNode);
-    case W::Duration: {
-      int64_t d;
-      if (!w.start || !w.end || __builtin_sub_overflow(*w.end, *w.start, &d)) return null();
-      return integer(Type::Duration, d);
-    }
-    case W::Reason: return str(w.reason);
-    case W::Nodes: return null();  // a list: only read through InNodes
   }
   return null();
 }
@@ -366,29 +397,20 @@ Value Interpreter::call(const ir::Expr& e, EvalContext& ctx) {
       }
       if (a.type != Type::String) return integer(Type::Int, a.i);
       int64_t v = 0;
-      const char* begin = a.s.data();
-      const char* end = begin + a.s.size();
-      if (begin != end && *begin == '+') ++begin;
-      auto [ptr, ec] = std::from_chars(begin, end, v);
-      if (ec != std::errc() || ptr != end || begin == end) return null();
-      return integer(Type::Int, v);
+      return parseIntText(a.s, &v) ? integer(Type::Int, v) : null();
     }
     case Op::ToFloat: {
       if (a.type != Type::String) return real(asDouble(a));
       double v = 0;
-      auto [ptr, ec] = std::from_chars(a.s.data(), a.s.data() + a.s.size(), v);
-      if (ec != std::errc() || ptr != a.s.data() + a.s.size() || a.s.empty()) return null();
-      return real(v);
+      return parseFloatText(a.s, &v) ? real(v) : null();
     }
     case Op::ToString: {
       switch (a.type) {
         case Type::String: return a;
-        case Type::Int: return text(keep(std::to_string(a.i)));
-        case Type::Float: return text(keep(fmt::format("{}", a.f)));
         case Type::Bool: return text(a.i ? "true" : "false");
         case Type::State: return text(ir::stateName(static_cast<ir::State>(a.i)));
-        case Type::Duration: return text(keep(formatDuration(a.i)));
-        case Type::Time: return text(keep(formatTimestamp(a.i)));
+        case Type::Int: case Type::Float: case Type::Duration: case Type::Time:
+          return text(keep(valueText(a.type, a.i, a.f)));
         default: return null();
       }
     }
@@ -397,11 +419,7 @@ Value Interpreter::call(const ir::Expr& e, EvalContext& ctx) {
       if (a.i == std::numeric_limits<int64_t>::min()) return null();
       return integer(a.type, a.i < 0 ? -a.i : a.i);
     case Op::Len: return integer(Type::Int, static_cast<int64_t>(a.s.size()));
-    case Op::Lower: {
-      std::string s(a.s);
-      for (char& c : s) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      return text(keep(std::move(s)));
-    }
+    case Op::Lower: return text(keep(lowerAscii(a.s)));
     default: return null();
   }
 }
@@ -429,7 +447,7 @@ Value Interpreter::eval(const ir::Expr& e, EvalContext& ctx) {
       const std::string* c = of.instance->capture(e.name);
       return c ? text(*c) : null();
     }
-    case Op::Workload: return ctx.workload ? workloadField(e.wfield, *ctx.workload) : null();
+    case Op::Workload: return ctx.workload ? workloadValue(e.wfield, *ctx.workload) : null();
     case Op::Neg: {
       Value a = eval(e.operands[0], ctx);
       if (a.isNull()) return a;

@@ -60,7 +60,6 @@ class Interpreter {
   Value window(const ir::Expr& e, EvalContext& ctx);
   Value call(const ir::Expr& e, EvalContext& ctx);
   Value field(const Instance& inst, ir::Field f, const ir::Program& program);
-  Value workloadField(ir::WorkloadField f, const Workload& w);
   std::string_view keep(std::string s);
 
   // Strings computed during one evaluation (lower(), string()); cleared by test().
@@ -69,5 +68,14 @@ class Interpreter {
 
 // Formats a duration in nanoseconds the way string() does: "1h2m3.5s", "250ms", "0s".
 std::string formatDuration(int64_t nanos);
+
+// The pieces of the semantics that the interpreter and the JIT's helpers share, so that the
+// two cannot drift apart on them.
+Value workloadValue(ir::WorkloadField f, const Workload& w);  // s points into `w`
+bool parseIntText(std::string_view s, int64_t* out);          // int("42"), strict
+bool parseFloatText(std::string_view s, double* out);         // float("1.5"), strict
+// string() of an Int, Float, Duration, Time or State value; empty for other types.
+std::string valueText(ir::Type type, int64_t i, double f);
+std::string lowerAscii(std::string_view s);
 
 }  // namespace attrib::runtime

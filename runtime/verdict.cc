@@ -124,6 +124,7 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
                  {{"collect", options.timings ? v.stats.collectMs : 0},
                   {"scan", options.timings ? v.stats.scanMs : 0},
                   {"refine", options.timings ? v.stats.refineMs : 0}}}};
+  if (!v.stats.evaluatorNote.empty()) j["stats"]["evaluator_note"] = v.stats.evaluatorNote;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

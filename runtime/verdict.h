@@ -65,7 +65,8 @@ struct Verdict {
   struct Stats {
     uint64_t linesScanned = 0, bytesScanned = 0, metricSamples = 0, symptoms = 0;
     int64_t collectMs = 0, scanMs = 0, refineMs = 0;
-    std::string evaluator = "interpreter";
+    std::string evaluator = "interpreter";  // how predicates ran: "jit" or "interpreter"
+    std::string evaluatorNote;              // why not the JIT, when it was asked for and failed
   } stats;
   // Stats that vary between runs (timings) are left out of `deterministic` renderings.
 };

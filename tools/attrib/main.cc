@@ -9,6 +9,7 @@
 #include "tools/cli_parse.h"
 #include "connectors/local/workload_dir.h"
 #include "runtime/verdict.h"
+#include "jit/jit_compiler.h"
 #include "tools/attrib/rule_set.h"
 
 namespace {
@@ -24,13 +25,18 @@ struct DiagnoseOptions {
   std::string rules;
   std::string format = "json";
   bool noJit = false;
+  std::string jitCache = attrib::jit::defaultCacheDir();
+  bool noJitCache = false;
   unsigned threads = 0;
   bool timings = true;
 };
 
 int runDiagnose(const DiagnoseOptions& options) {
   std::string error;
-  auto engine = attrib::tools::loadRuleSet(options.rules, &error);
+  attrib::tools::RuleSetOptions ruleSet;
+  ruleSet.jit = !options.noJit;
+  ruleSet.jitCacheDir = options.noJitCache ? "" : options.jitCache;
+  auto engine = attrib::tools::loadRuleSet(options.rules, ruleSet, &error);
   if (!engine) {
     printError(error);
     return kExitError;
@@ -48,8 +54,6 @@ int runDiagnose(const DiagnoseOptions& options) {
   attrib::runtime::DiagnoseOptions diagnose;
   diagnose.scan.threads = options.threads;
   attrib::runtime::Verdict verdict = engine->diagnose(std::move(evidence), diagnose);
-  // --no-jit: predicates run in the interpreter, which is today's only evaluator.
-  verdict.stats.evaluator = "interpreter";
   if (options.format == "text") {
     fmt::print("{}", attrib::runtime::toText(verdict));
   } else {
@@ -77,7 +81,11 @@ int main(int argc, char** argv) {
                           "Rules: a bundle from 'attribc build', or .attr files/directories (default: the stdlib)");
   diagnoseCmd->add_option("--format", diagnose.format, "json (the verdict) or text (a short summary)")
       ->check(CLI::IsMember({"json", "text"}));
-  diagnoseCmd->add_flag("--no-jit", diagnose.noJit, "Evaluate predicates with the interpreter");
+  diagnoseCmd->add_flag("--no-jit", diagnose.noJit,
+                        "Evaluate predicates with the interpreter instead of compiling them to native code");
+  diagnoseCmd->add_option("--jit-cache", diagnose.jitCache,
+                          "Directory for compiled predicates (default: $ATTRIB_JIT_CACHE, else ~/.cache/attrib/jit)");
+  diagnoseCmd->add_flag("--no-jit-cache", diagnose.noJitCache, "Compile predicates afresh and cache nothing");
   diagnoseCmd->add_option("--threads", diagnose.threads, "Threads for scanning logs (default: one per core)");
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");

@@ -10,6 +10,7 @@
 #include "compiler/bundle_writer.h"
 #include "compiler/compilation.h"
 #include "compiler/diagnostic_render.h"
+#include "jit/jit_compiler.h"
 #include "runtime/bundle.h"
 
 // The stdlib bundle, compiled at build time by attribc and linked in (stdlib_bundle.S).
@@ -19,24 +20,36 @@ extern "C" const char attrib_stdlib_bundle_end[];
 namespace attrib::tools {
 namespace {
 
-std::shared_ptr<const runtime::Engine> engineFrom(std::string_view bytes, const std::string& what, std::string* error) {
+std::shared_ptr<const runtime::Engine> engineFrom(std::string_view bytes, const std::string& what,
+                                                  const RuleSetOptions& options, std::string* error) {
   std::string why;
   auto bundle = runtime::loadBundle(bytes, &why);
   if (!bundle) {
     *error = fmt::format("{}: {}", what, why);
     return nullptr;
   }
-  auto engine = runtime::Engine::create(bundle, &why);
+  std::shared_ptr<const runtime::CompiledPredicates> compiled;
+  runtime::EvaluatorInfo evaluator;
+  if (options.jit) {
+    jit::JitOptions jitOptions;
+    jitOptions.cacheDir = options.jitCacheDir;
+    std::string jitError;
+    compiled = jit::compilePredicates(bundle->program, jitOptions, nullptr, &jitError);
+    if (compiled) evaluator.name = "jit";
+    else evaluator.fallbackReason = "the JIT is unavailable: " + jitError;
+  }
+  auto engine = runtime::Engine::create(bundle, &why, std::move(compiled), std::move(evaluator));
   if (!engine) *error = fmt::format("{}: {}", what, why);
   return engine;
 }
 
 }  // namespace
 
-std::shared_ptr<const runtime::Engine> loadRuleSet(const std::string& path, std::string* error) {
+std::shared_ptr<const runtime::Engine> loadRuleSet(const std::string& path, const RuleSetOptions& options,
+                                                   std::string* error) {
   if (path.empty()) {
     std::string_view stdlib(attrib_stdlib_bundle, static_cast<size_t>(attrib_stdlib_bundle_end - attrib_stdlib_bundle));
-    return engineFrom(stdlib, "the embedded stdlib bundle", error);
+    return engineFrom(stdlib, "the embedded stdlib bundle", options, error);
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec)) {
@@ -47,7 +60,7 @@ std::shared_ptr<const runtime::Engine> loadRuleSet(const std::string& path, std:
       std::stringstream all;
       in.seekg(0);
       all << in.rdbuf();
-      return engineFrom(all.str(), path, error);
+      return engineFrom(all.str(), path, options, error);
     }
   }
   DiagnosticSink sink;
@@ -64,7 +77,7 @@ std::shared_ptr<const runtime::Engine> loadRuleSet(const std::string& path, std:
     *error = built.error;
     return nullptr;
   }
-  return engineFrom(built.bytes, path, error);
+  return engineFrom(built.bytes, path, options, error);
 }
 
 }  // namespace attrib::tools

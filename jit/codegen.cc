@@ -1,0 +1,997 @@
+#include "jit/codegen.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+
+#include <array>
+#include <fmt/format.h>
+#include <map>
+
+#include "runtime/instance.h"
+
+namespace attrib::jit {
+
+std::string predicateSymbol(const PredicateRef& ref) {
+  switch (ref.kind) {
+    case PredicateRef::Kind::SymptomWhen: return fmt::format("attrib_symptom_{}", ref.index);
+    case PredicateRef::Kind::FilterWhere: return fmt::format("attrib_filter_{}_{}", ref.index, ref.statement);
+    case PredicateRef::Kind::RuleWhere: return fmt::format("attrib_rule_{}", ref.index);
+    case PredicateRef::Kind::OutcomeWhen: return fmt::format("attrib_outcome_{}", ref.index);
+  }
+  return "attrib_unknown";
+}
+
+namespace {
+
+using ir::Op;
+using ir::Type;
+
+bool isIntLike(Type t) {
+  return t == Type::Int || t == Type::Time || t == Type::Duration || t == Type::State || t == Type::Bool;
+}
+
+// An unboxed value of static type `type`. Every member the type uses is set, also when the
+// value is null (then with an arbitrary but defined content), so consumers never branch on
+// nullness just to read it.
+struct CV {
+  Type type = Type::Null;
+  llvm::Value* null = nullptr;  // i1: the value is missing
+  llvm::Value* i = nullptr;     // i64: Bool (0/1), Int, Time, Duration, State
+  llvm::Value* f = nullptr;     // double: Float
+  llvm::Value* p = nullptr;     // i8*: String data, Instance
+  llvm::Value* n = nullptr;     // i64: String size
+};
+
+class Codegen {
+ public:
+  Codegen(const ir::Program& program, const DataLayout& layout, llvm::LLVMContext& context, llvm::Module& module)
+      : program_(program), layout_(layout), ctx_(context), module_(module), b_(context) {
+    i1_ = llvm::Type::getInt1Ty(ctx_);
+    i8_ = llvm::Type::getInt8Ty(ctx_);
+    i32_ = llvm::Type::getInt32Ty(ctx_);
+    i64_ = llvm::Type::getInt64Ty(ctx_);
+    f64_ = llvm::Type::getDoubleTy(ctx_);
+    i8p_ = llvm::Type::getInt8PtrTy(ctx_);
+    dummy_ = global(llvm::ConstantAggregateZero::get(llvm::ArrayType::get(i8_, layout_.instanceSize)), "attrib_none");
+  }
+
+  void function(const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
+    auto* type = llvm::FunctionType::get(i32_, {i8p_, i8p_}, false);
+    fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, predicateSymbol(ref), module_);
+    context_ = fn_->getArg(0);
+    scratch_ = fn_->getArg(1);
+    context_->setName("ctx");
+    scratch_->setName("scratch");
+    entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+    auto* body = llvm::BasicBlock::Create(ctx_, "body", fn_);
+    b_.SetInsertPoint(entry_);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    bound_.fill(nullptr);
+    preloaded_.fill(nullptr);
+    bindings_ = bindings;
+    CV v = gen(e);
+    b_.CreateRet(b_.CreateZExt(truth(v), i32_));
+  }
+
+ private:
+  // ---- module-level constants
+
+  llvm::Value* global(llvm::Constant* init, const std::string& name) {
+    auto* g = new llvm::GlobalVariable(module_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    g->setAlignment(llvm::Align(16));
+    return llvm::ConstantExpr::getBitCast(g, i8p_);
+  }
+
+  llvm::Constant* stringData(const std::string& s) {
+    auto it = strings_.find(s);
+    if (it != strings_.end()) return it->second;
+    auto* init = llvm::ConstantDataArray::getString(ctx_, s, false);
+    auto* g = new llvm::GlobalVariable(module_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, "str");
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    g->setAlignment(llvm::Align(1));
+    llvm::Constant* p = llvm::ConstantExpr::getBitCast(g, i8p_);
+    strings_.emplace(s, p);
+    return p;
+  }
+
+  CV constString(const std::string& s) {
+    return {Type::String, b_.getFalse(), nullptr, nullptr, stringData(s), b_.getInt64(s.size())};
+  }
+
+  // A byte per symptom id: 1 when `member(id)`.
+  llvm::Value* symptomTable(const std::vector<uint8_t>& bytes, const std::string& name) {
+    std::vector<uint8_t> padded = bytes;
+    if (padded.empty()) padded.push_back(0);  // the zeroed stand-in instance reads id 0
+    return global(llvm::ConstantDataArray::get(ctx_, padded), name);
+  }
+
+  llvm::Value* setTable(int32_t set) {
+    auto it = sets_.find(set);
+    if (it != sets_.end()) return it->second;
+    std::vector<uint8_t> bytes(program_.symptoms.size(), 0);
+    for (int32_t s : program_.symptomSets[set]) bytes[s] = 1;
+    return sets_[set] = symptomTable(bytes, fmt::format("set{}", set));
+  }
+
+  llvm::Value* metricTable() {
+    if (!metric_) {
+      std::vector<uint8_t> bytes;
+      for (const auto& s : program_.symptoms) bytes.push_back(s.stream == ir::StreamKind::Metric);
+      metric_ = symptomTable(bytes, "is_metric");
+    }
+    return metric_;
+  }
+
+  // {data, size} pairs of symptom names or families, by symptom id.
+  llvm::Value* nameTable(bool family) {
+    llvm::Value*& cached = family ? families_ : names_;
+    if (cached) return cached;
+    auto* pair = llvm::StructType::get(ctx_, {i8p_, i64_});
+    std::vector<llvm::Constant*> items;
+    for (const auto& s : program_.symptoms) {
+      const std::string& text = family ? s.family : s.name;
+      items.push_back(llvm::ConstantStruct::get(pair, {stringData(text), b_.getInt64(text.size())}));
+    }
+    if (items.empty()) items.push_back(llvm::ConstantStruct::get(pair, {stringData(""), b_.getInt64(0)}));
+    return cached = global(llvm::ConstantArray::get(llvm::ArrayType::get(pair, items.size()), items),
+                           family ? "families" : "names");
+  }
+
+  llvm::FunctionCallee helper(const char* name, llvm::Type* result, std::vector<llvm::Type*> args) {
+    return module_.getOrInsertFunction(name, llvm::FunctionType::get(result, args, false));
+  }
+
+  llvm::Function* intrinsic(llvm::Intrinsic::ID id, llvm::Type* type) {
+    return llvm::Intrinsic::getDeclaration(&module_, id, {type});
+  }
+
+  // ---- function-level plumbing
+
+  llvm::Value* entryAlloca(llvm::Type* type, const char* name) {
+    llvm::IRBuilder<> e(entry_->getTerminator());
+    return e.CreateAlloca(type, nullptr, name);
+  }
+
+  llvm::Value* load(llvm::Type* type, llvm::Value* base, uint64_t offset) {
+    llvm::Value* at = b_.CreateConstInBoundsGEP1_64(i8_, base, offset);
+    return b_.CreateLoad(type, b_.CreateBitCast(at, type->getPointerTo()));
+  }
+
+  // The instance bound to slot `s`: by an enclosing aggregate or window, else the caller's.
+  // The caller's slots never change during a call, so they are read once, at entry.
+  llvm::Value* slot(int32_t s) {
+    if (bound_[s]) return bound_[s];
+    if (!preloaded_[s]) {
+      llvm::IRBuilder<> e(entry_->getTerminator());
+      llvm::Value* at = e.CreateConstInBoundsGEP1_64(i8_, context_, layout_.contextSlots + 8ull * s);
+      preloaded_[s] = e.CreateLoad(i8p_, e.CreateBitCast(at, i8p_->getPointerTo()), fmt::format("slot{}", s));
+    }
+    return preloaded_[s];
+  }
+
+  llvm::Value* isNullPtr(llvm::Value* p) { return b_.CreateICmpEQ(p, llvm::ConstantPointerNull::get(i8p_)); }
+
+  // Loads through a possibly null instance read a zeroed stand-in instead; the result is then
+  // flagged null by the caller.
+  llvm::Value* safe(llvm::Value* inst) { return b_.CreateSelect(isNullPtr(inst), dummy_, inst); }
+
+  // ---- values
+
+  CV nullOf(Type type) {
+    CV v;
+    v.type = type;
+    v.null = b_.getTrue();
+    v.i = b_.getInt64(0);
+    v.f = llvm::ConstantFP::get(f64_, 0.0);
+    v.p = llvm::ConstantPointerNull::get(i8p_);
+    v.n = b_.getInt64(0);
+    return v;
+  }
+
+  CV boolean(llvm::Value* bit, llvm::Value* null = nullptr) {
+    CV v = nullOf(Type::Bool);
+    v.null = null ? null : b_.getFalse();
+    v.i = b_.CreateZExt(bit, i64_);
+    return v;
+  }
+
+  CV integer(Type type, llvm::Value* i, llvm::Value* null) {
+    CV v = nullOf(type);
+    v.null = null;
+    v.i = i;
+    return v;
+  }
+
+  CV real(llvm::Value* f, llvm::Value* null) {
+    CV v = nullOf(Type::Float);
+    v.null = null;
+    v.f = f;
+    return v;
+  }
+
+  CV string(llvm::Value* p, llvm::Value* n, llvm::Value* null) {
+    CV v = nullOf(Type::String);
+    v.null = null;
+    v.p = p;
+    v.n = n;
+    return v;
+  }
+
+  CV instance(llvm::Value* p) {
+    CV v = nullOf(Type::Instance);
+    v.null = isNullPtr(p);
+    v.p = p;
+    return v;
+  }
+
+  // What the interpreter reads from a Value of another type: zero, 0.0, "", no instance.
+  llvm::Value* intOf(const CV& v) { return isIntLike(v.type) ? v.i : b_.getInt64(0); }
+  llvm::Value* doubleOf(const CV& v) {
+    return v.type == Type::Float ? v.f : b_.CreateSIToFP(intOf(v), f64_);
+  }
+  llvm::Value* instanceOf(const CV& v) {
+    return v.type == Type::Instance ? v.p : llvm::ConstantPointerNull::get(i8p_);
+  }
+  std::pair<llvm::Value*, llvm::Value*> stringOf(const CV& v) {
+    if (v.type == Type::String) return {v.p, v.n};
+    return {llvm::ConstantPointerNull::get(i8p_), b_.getInt64(0)};
+  }
+
+  // A predicate's truth: a non-null true Bool.
+  llvm::Value* truth(const CV& v) {
+    if (v.type != Type::Bool) return b_.getFalse();
+    return b_.CreateAnd(b_.CreateNot(v.null), b_.CreateICmpNE(v.i, b_.getInt64(0)));
+  }
+
+  llvm::Value* any(llvm::Value* a, llvm::Value* b) { return b_.CreateOr(a, b); }
+
+  // A double that fits an int64 after truncation toward zero.
+  std::pair<llvm::Value*, llvm::Value*> truncToInt(llvm::Value* d) {
+    llvm::Value* t = b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, d);
+    llvm::Value* ok = b_.CreateAnd(b_.CreateFCmpOGE(t, llvm::ConstantFP::get(f64_, -9223372036854775808.0)),
+                                   b_.CreateFCmpOLT(t, llvm::ConstantFP::get(f64_, 9223372036854775808.0)));
+    llvm::Value* i = b_.CreateSelect(ok, b_.CreateFPToSI(b_.CreateSelect(ok, t, llvm::ConstantFP::get(f64_, 0.0)), i64_),
+                                     b_.getInt64(0));
+    return {i, b_.CreateNot(ok)};  // NaN and infinities fail both comparisons
+  }
+
+  // ---- instance fields
+
+  CV stringField(llvm::Value* s, const StringField& f, llvm::Value* instNull, bool emptyIsNull) {
+    llvm::Value* p = load(i8p_, s, f.offset);
+    llvm::Value* n = load(i64_, s, f.offset + 8);
+    llvm::Value* null = instNull;
+    if (emptyIsNull) null = any(null, b_.CreateICmpEQ(n, b_.getInt64(0)));
+    return string(p, n, null);
+  }
+
+  CV optionalInt(llvm::Value* s, const OptionalField& f, llvm::Value* instNull, Type type, bool byte) {
+    llvm::Value* v = byte ? b_.CreateZExt(load(i8_, s, f.value), i64_) : load(i64_, s, f.value);
+    llvm::Value* engaged = b_.CreateICmpNE(load(i8_, s, f.engaged), b_.getInt8(0));
+    return integer(type, v, any(instNull, b_.CreateNot(engaged)));
+  }
+
+  llvm::Value* symptomId(llvm::Value* s) { return b_.CreateSExt(load(i32_, s, layout_.symptom), i64_); }
+
+  CV field(llvm::Value* inst, ir::Field f) {
+    using F = ir::Field;
+    llvm::Value* instNull = isNullPtr(inst);
+    llvm::Value* s = safe(inst);
+    switch (f) {
+      case F::Time: return integer(Type::Time, load(i64_, s, layout_.time), instNull);
+      case F::Node: return stringField(s, layout_.node, instNull, true);
+      case F::Gpu: return stringField(s, layout_.gpu, instNull, true);
+      case F::Source: return stringField(s, layout_.source, instNull, true);
+      case F::Text: return stringField(s, layout_.text, instNull, false);
+      case F::Metric: return stringField(s, layout_.metric, instNull, true);
+      case F::Reason: return stringField(s, layout_.reason, instNull, true);
+      case F::Rank: return optionalInt(s, layout_.rank, instNull, Type::Int, false);
+      case F::ExitCode: return optionalInt(s, layout_.exitCode, instNull, Type::Int, false);
+      case F::Signal: return optionalInt(s, layout_.signal, instNull, Type::Int, false);
+      case F::State: return optionalInt(s, layout_.state, instNull, Type::State, true);
+      case F::Value: {
+        llvm::Value* isMetric = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, metricTable(), symptomId(s)));
+        return real(load(f64_, s, layout_.value), any(instNull, b_.CreateICmpEQ(isMetric, b_.getInt8(0))));
+      }
+      case F::Symptom: case F::Family: {
+        auto* pair = llvm::StructType::get(ctx_, {i8p_, i64_});
+        llvm::Value* table = b_.CreateBitCast(nameTable(f == F::Family), pair->getPointerTo());
+        llvm::Value* at = b_.CreateInBoundsGEP(pair, table, symptomId(s));
+        llvm::Value* p = b_.CreateLoad(i8p_, b_.CreateStructGEP(pair, at, 0));
+        llvm::Value* n = b_.CreateLoad(i64_, b_.CreateStructGEP(pair, at, 1));
+        return string(p, n, instNull);
+      }
+    }
+    return nullOf(Type::Null);
+  }
+
+  // ---- comparison, shared by ==, <, in, same and aggregates' keys
+
+  CV compare(Op op, const CV& a, const CV& b) {
+    if (a.type == Type::Null || b.type == Type::Null) return nullOf(Type::Bool);
+    llvm::Value* null = any(a.null, b.null);
+    llvm::Value* r = nullptr;
+    if (a.type == Type::Float || b.type == Type::Float) {
+      llvm::Value* x = doubleOf(a);
+      llvm::Value* y = doubleOf(b);
+      switch (op) {
+        case Op::Eq: r = b_.CreateFCmpOEQ(x, y); break;
+        case Op::Ne: r = b_.CreateFCmpUNE(x, y); break;  // NaN != anything
+        case Op::Lt: r = b_.CreateFCmpOLT(x, y); break;
+        case Op::Le: r = b_.CreateFCmpOLE(x, y); break;
+        case Op::Gt: r = b_.CreateFCmpOGT(x, y); break;
+        default: r = b_.CreateFCmpOGE(x, y); break;
+      }
+      return boolean(r, null);
+    }
+    if (a.type == Type::String) {
+      auto [ap, an] = stringOf(a);
+      auto [bp, bn] = stringOf(b);
+      if (op == Op::Eq || op == Op::Ne) {
+        auto eq = helper("attrib_jit_str_eq", i32_, {i8p_, i64_, i8p_, i64_});
+        llvm::Value* same = b_.CreateICmpNE(b_.CreateCall(eq, {ap, an, bp, bn}), b_.getInt32(0));
+        return boolean(op == Op::Eq ? same : b_.CreateNot(same), null);
+      }
+      auto cmp = helper("attrib_jit_str_cmp", i32_, {i8p_, i64_, i8p_, i64_});
+      llvm::Value* c = b_.CreateCall(cmp, {ap, an, bp, bn});
+      return boolean(intCompare(op, c, b_.getInt32(0), true), null);
+    }
+    if (a.type == Type::Instance) {
+      llvm::Value* x = b_.CreatePtrToInt(instanceOf(a), i64_);
+      llvm::Value* y = b_.CreatePtrToInt(instanceOf(b), i64_);
+      return boolean(intCompare(op, x, y, false), null);
+    }
+    return boolean(intCompare(op, intOf(a), intOf(b), true), null);
+  }
+
+  llvm::Value* intCompare(Op op, llvm::Value* x, llvm::Value* y, bool isSigned) {
+    switch (op) {
+      case Op::Eq: return b_.CreateICmpEQ(x, y);
+      case Op::Ne: return b_.CreateICmpNE(x, y);
+      case Op::Lt: return isSigned ? b_.CreateICmpSLT(x, y) : b_.CreateICmpULT(x, y);
+      case Op::Le: return isSigned ? b_.CreateICmpSLE(x, y) : b_.CreateICmpULE(x, y);
+      case Op::Gt: return isSigned ? b_.CreateICmpSGT(x, y) : b_.CreateICmpUGT(x, y);
+      default: return isSigned ? b_.CreateICmpSGE(x, y) : b_.CreateICmpUGE(x, y);
+    }
+  }
+
+  // ---- expressions
+
+  CV gen(const ir::Expr& e) {
+    switch (e.op) {
+      case Op::Const: return constant(e.constant);
+      case Op::Slot: return instance(slot(e.slot));
+      case Op::FieldOf: {
+        CV of = gen(e.operands[0]);
+        return field(instanceOf(of), e.field);
+      }
+      case Op::CaptureOf: {
+        CV of = gen(e.operands[0]);
+        llvm::Value* p = entryAlloca(i8p_, "cap.p");
+        llvm::Value* n = entryAlloca(i64_, "cap.n");
+        b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);  // read even when absent
+        b_.CreateStore(b_.getInt64(0), n);
+        CV name = constString(e.name);
+        auto capture = helper("attrib_jit_capture", i32_, {i8p_, i8p_, i64_, i8p_->getPointerTo(), i64_->getPointerTo()});
+        llvm::Value* found = b_.CreateCall(capture, {instanceOf(of), name.p, name.n, p, n});
+        llvm::Value* null = b_.CreateICmpEQ(found, b_.getInt32(0));
+        return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), null);
+      }
+      case Op::Workload: return workload(e);
+      case Op::Neg: {
+        CV a = gen(e.operands[0]);
+        if (a.type == Type::Null) return a;
+        if (a.type == Type::Float) return real(b_.CreateFNeg(a.f), a.null);
+        llvm::Value* min = b_.CreateICmpEQ(a.i, b_.getInt64(INT64_MIN));
+        return integer(e.type, b_.CreateSub(b_.getInt64(0), a.i), any(a.null, min));
+      }
+      case Op::Not: {
+        CV a = gen(e.operands[0]);
+        if (a.type == Type::Null) return nullOf(Type::Bool);
+        return boolean(b_.CreateICmpEQ(intOf(a), b_.getInt64(0)), a.null);
+      }
+      case Op::And: case Op::Or: return logical(e);
+      case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: {
+        CV a = gen(e.operands[0]);
+        CV b = gen(e.operands[1]);
+        return compare(e.op, a, b);
+      }
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: return arithmetic(e);
+      case Op::InList: {
+        CV v = gen(e.operands[0]);
+        if (v.type == Type::Null) return nullOf(Type::Bool);
+        llvm::Value* found = b_.getFalse();
+        for (size_t k = 1; k < e.operands.size(); ++k) {
+          CV eq = compare(Op::Eq, v, gen(e.operands[k]));
+          found = any(found, truth(eq));
+        }
+        return boolean(found, v.null);
+      }
+      case Op::InInterval: case Op::InRange: {
+        CV v = gen(e.operands[0]);
+        CV lo = gen(e.operands[1]);
+        CV hi = gen(e.operands[2]);
+        CV a = compare(Op::Le, lo, v);
+        CV b = compare(Op::Le, v, hi);
+        return boolean(b_.CreateAnd(b_.CreateTrunc(a.i, i1_), b_.CreateTrunc(b.i, i1_)), any(a.null, b.null));
+      }
+      case Op::InNodes: {
+        CV v = gen(e.operands[0]);
+        if (v.type == Type::Null) return nullOf(Type::Bool);
+        auto [p, n] = stringOf(v);
+        auto in = helper("attrib_jit_in_nodes", i32_, {i8p_, i8p_, i64_});
+        llvm::Value* r = b_.CreateCall(in, {context_, p, n});
+        return boolean(b_.CreateICmpSGT(r, b_.getInt32(0)), any(v.null, b_.CreateICmpSLT(r, b_.getInt32(0))));
+      }
+      case Op::Match: {
+        CV v = gen(e.operands[0]);
+        if (v.type == Type::Null) return nullOf(Type::Bool);
+        auto [p, n] = stringOf(v);
+        auto match = helper("attrib_jit_match", i32_, {i8p_, i32_, i8p_, i64_});
+        llvm::Value* m = b_.CreateICmpNE(b_.CreateCall(match, {context_, b_.getInt32(e.regex), p, n}), b_.getInt32(0));
+        return boolean(e.negated ? b_.CreateNot(m) : m, v.null);
+      }
+      case Op::IsSymptom: {
+        CV v = gen(e.operands[0]);
+        llvm::Value* p = instanceOf(v);
+        llvm::Value* member = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, setTable(e.set), symptomId(safe(p))));
+        llvm::Value* is = b_.CreateAnd(b_.CreateNot(isNullPtr(p)), b_.CreateICmpNE(member, b_.getInt8(0)));
+        return boolean(e.negated ? b_.CreateNot(is) : is);
+      }
+      case Op::IsNone: {
+        CV v = gen(e.operands[0]);
+        llvm::Value* none = isNullPtr(instanceOf(v));
+        return boolean(e.negated ? b_.CreateNot(none) : none);
+      }
+      case Op::Same: return same(e);
+      case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: return aggregate(e);
+      case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
+      case Op::WindowDelta:
+        return window(e);
+      default: return call(e);
+    }
+  }
+
+  CV constant(const ir::Value& c) {
+    switch (c.type) {
+      case Type::Null: return nullOf(Type::Null);
+      case Type::Float: return real(llvm::ConstantFP::get(f64_, c.f), b_.getFalse());
+      case Type::String: return constString(c.s);
+      default: return integer(c.type, b_.getInt64(c.i), b_.getFalse());
+    }
+  }
+
+  CV workload(const ir::Expr& e) {
+    if (e.type == Type::String) {
+      llvm::Value* p = entryAlloca(i8p_, "wl.p");
+      llvm::Value* n = entryAlloca(i64_, "wl.n");
+      b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);  // read even when absent
+      b_.CreateStore(b_.getInt64(0), n);
+      auto get = helper("attrib_jit_workload_str", i32_, {i8p_, i32_, i8p_->getPointerTo(), i64_->getPointerTo()});
+      llvm::Value* found = b_.CreateCall(get, {context_, b_.getInt32(static_cast<int32_t>(e.wfield)), p, n});
+      return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), b_.CreateICmpEQ(found, b_.getInt32(0)));
+    }
+    if (!isIntLike(e.type)) return nullOf(e.type);
+    llvm::Value* out = entryAlloca(i64_, "wl.i");
+    b_.CreateStore(b_.getInt64(0), out);
+    auto get = helper("attrib_jit_workload_int", i32_, {i8p_, i32_, i64_->getPointerTo()});
+    llvm::Value* found = b_.CreateCall(get, {context_, b_.getInt32(static_cast<int32_t>(e.wfield)), out});
+    return integer(e.type, b_.CreateLoad(i64_, out), b_.CreateICmpEQ(found, b_.getInt32(0)));
+  }
+
+  // `and`/`or` short-circuit and treat null as false; the result is never null.
+  CV logical(const ir::Expr& e) {
+    bool isAnd = e.op == Op::And;
+    llvm::Value* first = truth(gen(e.operands[0]));
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* second = llvm::BasicBlock::Create(ctx_, isAnd ? "and.rhs" : "or.rhs", fn_);
+    auto* done = llvm::BasicBlock::Create(ctx_, isAnd ? "and.end" : "or.end", fn_);
+    if (isAnd) b_.CreateCondBr(first, second, done);
+    else b_.CreateCondBr(first, done, second);
+    b_.SetInsertPoint(second);
+    llvm::Value* rhs = truth(gen(e.operands[1]));
+    llvm::BasicBlock* rhsEnd = b_.GetInsertBlock();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    llvm::PHINode* phi = b_.CreatePHI(i1_, 2);
+    phi->addIncoming(isAnd ? b_.getFalse() : b_.getTrue(), from);
+    phi->addIncoming(rhs, rhsEnd);
+    return boolean(phi);
+  }
+
+  CV arithmetic(const ir::Expr& e) {
+    CV a = gen(e.operands[0]);
+    CV b = gen(e.operands[1]);
+    if (a.type == Type::Null || b.type == Type::Null) return nullOf(e.type);
+    llvm::Value* null = any(a.null, b.null);
+    if (e.type == Type::Float) {
+      llvm::Value* x = doubleOf(a);
+      llvm::Value* y = doubleOf(b);
+      switch (e.op) {
+        case Op::Add: return real(b_.CreateFAdd(x, y), null);
+        case Op::Sub: return real(b_.CreateFSub(x, y), null);
+        case Op::Mul: return real(b_.CreateFMul(x, y), null);
+        case Op::Div:
+          // duration / duration: both integers, so a zero divisor is a missing value, not inf.
+          if (isIntLike(a.type) && isIntLike(b.type)) null = any(null, b_.CreateICmpEQ(intOf(b), b_.getInt64(0)));
+          return real(b_.CreateFDiv(x, y), null);
+        default: return nullOf(Type::Float);
+      }
+    }
+    if (a.type == Type::Float || b.type == Type::Float) {
+      if (e.op == Op::Mod) return nullOf(e.type);
+      llvm::Value* x = doubleOf(a);
+      llvm::Value* y = doubleOf(b);
+      llvm::Value* r = e.op == Op::Mul ? b_.CreateFMul(x, y)
+                       : e.op == Op::Div ? b_.CreateFDiv(x, y)
+                       : e.op == Op::Add ? b_.CreateFAdd(x, y)
+                                         : b_.CreateFSub(x, y);
+      auto [i, bad] = truncToInt(r);
+      return integer(e.type, i, any(null, bad));
+    }
+    llvm::Value* x = intOf(a);
+    llvm::Value* y = intOf(b);
+    auto overflowing = [&](llvm::Intrinsic::ID id) {
+      llvm::Value* pair = b_.CreateCall(intrinsic(id, i64_), {x, y});
+      return integer(e.type, b_.CreateExtractValue(pair, 0), any(null, b_.CreateExtractValue(pair, 1)));
+    };
+    llvm::Value* zero = b_.CreateICmpEQ(y, b_.getInt64(0));
+    llvm::Value* minusOne = b_.CreateICmpEQ(y, b_.getInt64(-1));
+    switch (e.op) {
+      case Op::Add: return overflowing(llvm::Intrinsic::sadd_with_overflow);
+      case Op::Sub: return overflowing(llvm::Intrinsic::ssub_with_overflow);
+      case Op::Mul: return overflowing(llvm::Intrinsic::smul_with_overflow);
+      case Op::Div: {
+        llvm::Value* bad = any(zero, b_.CreateAnd(b_.CreateICmpEQ(x, b_.getInt64(INT64_MIN)), minusOne));
+        llvm::Value* divisor = b_.CreateSelect(bad, b_.getInt64(1), y);
+        return integer(e.type, b_.CreateSDiv(x, divisor), any(null, bad));
+      }
+      case Op::Mod: {
+        llvm::Value* divisor = b_.CreateSelect(any(zero, minusOne), b_.getInt64(1), y);
+        llvm::Value* r = b_.CreateSelect(minusOne, b_.getInt64(0), b_.CreateSRem(x, divisor));
+        return integer(e.type, r, any(null, zero));
+      }
+      default: return nullOf(e.type);
+    }
+  }
+
+  // `same(key)`: every rule binding has the key and all are equal. The binding count is fixed
+  // per rule, so the loop is unrolled.
+  CV same(const ir::Expr& e) {
+    llvm::Value* ok = b_.getTrue();
+    CV first;
+    for (int32_t k = 0; k < bindings_; ++k) {
+      llvm::Value* inst = slot(k);
+      CV key = field(inst, e.field);
+      ok = b_.CreateAnd(ok, b_.CreateNot(any(isNullPtr(inst), key.null)));
+      if (k == 0) first = key;
+      else ok = b_.CreateAnd(ok, truth(compare(Op::Eq, first, key)));
+    }
+    return boolean(ok);
+  }
+
+  // (a.time, a.sequence) < (b.time, b.sequence); both pointers non-null.
+  llvm::Value* earlier(llvm::Value* a, llvm::Value* b) {
+    llvm::Value* at = load(i64_, a, layout_.time);
+    llvm::Value* bt = load(i64_, b, layout_.time);
+    llvm::Value* as = load(i64_, a, layout_.sequence);
+    llvm::Value* bs = load(i64_, b, layout_.sequence);
+    return b_.CreateSelect(b_.CreateICmpNE(at, bt), b_.CreateICmpSLT(at, bt), b_.CreateICmpULT(as, bs));
+  }
+
+  llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
+
+  // count / exists / first / last / distinct over the live instances of a symptom set, in
+  // the index's order (per symptom, by time), exactly as the interpreter walks them.
+  CV aggregate(const ir::Expr& e) {
+    Op op = e.op;
+    auto emptyResult = [&]() -> CV {
+      if (op == Op::Count || op == Op::Distinct) return integer(Type::Int, b_.getInt64(0), b_.getFalse());
+      if (op == Op::Exists) return boolean(b_.getFalse());
+      return instance(llvm::ConstantPointerNull::get(i8p_));
+    };
+    llvm::Value* resI = entryAlloca(i64_, "agg.i");
+    llvm::Value* resP = entryAlloca(i8p_, "agg.p");
+    auto store = [&](const CV& v) {
+      b_.CreateStore(v.i, resI);
+      b_.CreateStore(v.p, resP);
+    };
+    auto* merge = block("agg.end");
+    auto* empty = block("agg.empty");
+    auto* start = block("agg.start");
+
+    llvm::Value* base = b_.CreateCall(helper("attrib_jit_instances", i8p_, {i8p_}), {context_});
+    llvm::Value* skip = isNullPtr(base);
+    CV refKey;
+    if (e.sameKey) {
+      llvm::Value* reference = slot(0);
+      refKey = field(reference, e.field);
+      skip = any(skip, any(isNullPtr(reference), refKey.null));
+    }
+    b_.CreateCondBr(skip, empty, start);
+
+    b_.SetInsertPoint(empty);
+    store(emptyResult());
+    b_.CreateBr(merge);
+
+    b_.SetInsertPoint(start);
+    llvm::Value* count = entryAlloca(i64_, "agg.count");
+    llvm::Value* first = entryAlloca(i8p_, "agg.first");
+    llvm::Value* last = entryAlloca(i8p_, "agg.last");
+    llvm::Value* k = entryAlloca(i64_, "agg.k");
+    llvm::Value* listSlot = entryAlloca(llvm::Type::getInt32PtrTy(ctx_), "agg.list");
+    b_.CreateStore(b_.getInt64(0), count);
+    b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), first);
+    b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), last);
+    if (op == Op::Distinct) b_.CreateCall(helper("attrib_jit_distinct_begin", b_.getVoidTy(), {i8p_}), {scratch_});
+    auto* finished = block("agg.finished");
+    auto list = helper("attrib_jit_symptom_list", i64_, {i8p_, i32_, llvm::Type::getInt32PtrTy(ctx_)->getPointerTo()});
+    for (int32_t symptom : program_.symptomSets[e.set]) {
+      llvm::Value* n = b_.CreateCall(list, {context_, b_.getInt32(symptom), listSlot});
+      b_.CreateStore(b_.getInt64(0), k);
+      auto* head = block("agg.head");
+      auto* body = block("agg.body");
+      auto* next = block("agg.next");
+      b_.CreateBr(head);
+
+      b_.SetInsertPoint(head);
+      llvm::Value* kv = b_.CreateLoad(i64_, k);
+      b_.CreateCondBr(b_.CreateICmpSLT(kv, n), body, next);
+
+      b_.SetInsertPoint(body);
+      b_.CreateStore(b_.CreateAdd(kv, b_.getInt64(1)), k);
+      llvm::Value* listPtr = b_.CreateLoad(llvm::Type::getInt32PtrTy(ctx_), listSlot);
+      llvm::Value* idx = b_.CreateLoad(i32_, b_.CreateInBoundsGEP(i32_, listPtr, kv));
+      llvm::Value* offset = b_.CreateMul(b_.CreateSExt(idx, i64_), b_.getInt64(layout_.instanceSize));
+      llvm::Value* inst = b_.CreateInBoundsGEP(i8_, base, offset);
+      llvm::Value* keep = b_.CreateICmpEQ(load(i8_, inst, layout_.filtered), b_.getInt8(0));
+      if (e.sameKey) keep = b_.CreateAnd(keep, truth(compare(Op::Eq, field(inst, e.field), refKey)));
+      if (e.hasWhere) {
+        auto* where = block("agg.where");
+        b_.CreateCondBr(keep, where, head);
+        b_.SetInsertPoint(where);
+        llvm::Value* saved = bound_[e.slot];
+        bound_[e.slot] = inst;
+        keep = truth(gen(e.operands[0]));
+        bound_[e.slot] = saved;
+      }
+      auto* accept = block("agg.accept");
+      b_.CreateCondBr(keep, accept, head);
+
+      b_.SetInsertPoint(accept);
+      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, count), b_.getInt64(1)), count);
+      if (op == Op::Exists) {
+        b_.CreateBr(finished);
+      } else {
+        if (op == Op::First || op == Op::Last) {
+          llvm::Value* cur = b_.CreateLoad(i8p_, op == Op::First ? first : last);
+          llvm::Value* better = op == Op::First ? earlier(inst, safe(cur)) : earlier(safe(cur), inst);
+          b_.CreateStore(b_.CreateSelect(any(isNullPtr(cur), better), inst, cur), op == Op::First ? first : last);
+        }
+        if (op == Op::Distinct) {
+          CV v = field(inst, e.field);
+          auto* add = block("agg.distinct");
+          b_.CreateCondBr(v.null, head, add);
+          b_.SetInsertPoint(add);
+          if (v.type == Type::String) {
+            b_.CreateCall(helper("attrib_jit_distinct_add_str", b_.getVoidTy(), {i8p_, i8p_, i64_}), {scratch_, v.p, v.n});
+          } else {
+            b_.CreateCall(helper("attrib_jit_distinct_add_int", b_.getVoidTy(), {i8p_, i64_}), {scratch_, intOf(v)});
+          }
+        }
+        b_.CreateBr(head);
+      }
+      b_.SetInsertPoint(next);
+    }
+    b_.CreateBr(finished);
+
+    b_.SetInsertPoint(finished);
+    llvm::Value* total = b_.CreateLoad(i64_, count);
+    switch (op) {
+      case Op::Count: store(integer(Type::Int, total, b_.getFalse())); break;
+      case Op::Exists: store(boolean(b_.CreateICmpSGT(total, b_.getInt64(0)))); break;
+      case Op::First: store(instance(b_.CreateLoad(i8p_, first))); break;
+      case Op::Last: store(instance(b_.CreateLoad(i8p_, last))); break;
+      default: {
+        llvm::Value* distinct = b_.CreateCall(helper("attrib_jit_distinct_end", i64_, {i8p_}), {scratch_});
+        store(integer(Type::Int, distinct, b_.getFalse()));
+      }
+    }
+    b_.CreateBr(merge);
+
+    b_.SetInsertPoint(merge);
+    if (op == Op::First || op == Op::Last) return instance(b_.CreateLoad(i8p_, resP));
+    llvm::Value* i = b_.CreateLoad(i64_, resI);
+    if (op == Op::Exists) return boolean(b_.CreateTrunc(i, i1_));
+    return integer(Type::Int, i, b_.getFalse());
+  }
+
+  // avg / min / max / sum / rate / delta of operands[0] over the samples of the current series
+  // in (now - window, now], oldest first.
+  CV window(const ir::Expr& e) {
+    llvm::Value* dataSlot = entryAlloca(i8p_->getPointerTo(), "win.data");
+    llvm::Value* resF = entryAlloca(f64_, "win.f");
+    llvm::Value* resNull = entryAlloca(i1_, "win.null");
+    b_.CreateStore(llvm::ConstantFP::get(f64_, 0.0), resF);
+    b_.CreateStore(b_.getTrue(), resNull);
+    auto* merge = block("win.end");
+    auto* start = block("win.start");
+    llvm::Value* size = b_.CreateCall(helper("attrib_jit_series", i64_, {i8p_, i8p_->getPointerTo()->getPointerTo()}),
+                                      {context_, dataSlot});
+    llvm::Value* pos = load(i64_, context_, layout_.contextSeriesPos);
+    b_.CreateCondBr(b_.CreateICmpULT(pos, size), start, merge);
+
+    b_.SetInsertPoint(start);
+    llvm::Value* data = b_.CreateLoad(i8p_->getPointerTo(), dataSlot);
+    auto sample = [&](llvm::Value* at) { return b_.CreateLoad(i8p_, b_.CreateInBoundsGEP(i8p_, data, at)); };
+    llvm::Value* end = load(i64_, sample(pos), layout_.time);
+    llvm::Value* diff = b_.CreateCall(intrinsic(llvm::Intrinsic::ssub_with_overflow, i64_), {end, b_.getInt64(e.window)});
+    llvm::Value* from0 = b_.CreateSelect(b_.CreateExtractValue(diff, 1), b_.getInt64(INT64_MIN),
+                                         b_.CreateExtractValue(diff, 0));
+    // Back to the oldest sample inside the window.
+    llvm::Value* from = entryAlloca(i64_, "win.from");
+    b_.CreateStore(pos, from);
+    auto* back = block("win.back");
+    auto* backCheck = block("win.back.check");
+    auto* backStep = block("win.back.step");
+    auto* forward = block("win.forward");
+    b_.CreateBr(back);
+    b_.SetInsertPoint(back);
+    llvm::Value* f = b_.CreateLoad(i64_, from);
+    b_.CreateCondBr(b_.CreateICmpUGT(f, b_.getInt64(0)), backCheck, forward);
+    b_.SetInsertPoint(backCheck);
+    llvm::Value* prevTime = load(i64_, sample(b_.CreateSub(f, b_.getInt64(1))), layout_.time);
+    b_.CreateCondBr(b_.CreateICmpSGT(prevTime, from0), backStep, forward);
+    b_.SetInsertPoint(backStep);
+    b_.CreateStore(b_.CreateSub(f, b_.getInt64(1)), from);
+    b_.CreateBr(back);
+
+    b_.SetInsertPoint(forward);
+    auto zero = [&]() { return llvm::ConstantFP::get(f64_, 0.0); };
+    llvm::Value* n = entryAlloca(i64_, "win.n");
+    llvm::Value* sum = entryAlloca(f64_, "win.sum");
+    llvm::Value* mn = entryAlloca(f64_, "win.min");
+    llvm::Value* mx = entryAlloca(f64_, "win.max");
+    llvm::Value* firstV = entryAlloca(f64_, "win.firstv");
+    llvm::Value* lastV = entryAlloca(f64_, "win.lastv");
+    llvm::Value* increase = entryAlloca(f64_, "win.increase");
+    llvm::Value* firstT = entryAlloca(i64_, "win.firstt");
+    llvm::Value* lastT = entryAlloca(i64_, "win.lastt");
+    llvm::Value* i = entryAlloca(i64_, "win.i");
+    b_.CreateStore(b_.getInt64(0), n);
+    for (llvm::Value* v : {sum, mn, mx, firstV, lastV, increase}) b_.CreateStore(zero(), v);
+    b_.CreateStore(b_.getInt64(0), firstT);
+    b_.CreateStore(b_.getInt64(0), lastT);
+    b_.CreateStore(b_.CreateLoad(i64_, from), i);
+    auto* head = block("win.head");
+    auto* body = block("win.body");
+    auto* done = block("win.done");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::Value* iv = b_.CreateLoad(i64_, i);
+    b_.CreateCondBr(b_.CreateICmpULE(iv, pos), body, done);
+
+    b_.SetInsertPoint(body);
+    b_.CreateStore(b_.CreateAdd(iv, b_.getInt64(1)), i);
+    llvm::Value* inst = sample(iv);
+    llvm::Value* saved = bound_[0];
+    bound_[0] = inst;
+    CV v = gen(e.operands[0]);
+    bound_[0] = saved;
+    if (v.type == Type::Float || v.type == Type::Int) {
+      auto* use = block("win.use");
+      b_.CreateCondBr(v.null, head, use);
+      b_.SetInsertPoint(use);
+      llvm::Value* x = doubleOf(v);
+      llvm::Value* t = load(i64_, inst, layout_.time);
+      llvm::Value* count = b_.CreateLoad(i64_, n);
+      llvm::Value* isFirst = b_.CreateICmpEQ(count, b_.getInt64(0));
+      llvm::Value* prev = b_.CreateLoad(f64_, lastV);
+      // A counter that went down was reset: the new value is all increase.
+      llvm::Value* step = b_.CreateSelect(b_.CreateFCmpOGE(x, prev), b_.CreateFSub(x, prev), x);
+      llvm::Value* inc = b_.CreateLoad(f64_, increase);
+      b_.CreateStore(b_.CreateSelect(isFirst, inc, b_.CreateFAdd(inc, step)), increase);
+      llvm::Value* curMin = b_.CreateSelect(isFirst, x, b_.CreateLoad(f64_, mn));
+      llvm::Value* curMax = b_.CreateSelect(isFirst, x, b_.CreateLoad(f64_, mx));
+      b_.CreateStore(b_.CreateSelect(isFirst, x, b_.CreateLoad(f64_, firstV)), firstV);
+      b_.CreateStore(b_.CreateSelect(isFirst, t, b_.CreateLoad(i64_, firstT)), firstT);
+      b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(f64_, sum), x), sum);
+      b_.CreateStore(b_.CreateSelect(b_.CreateFCmpOLT(x, curMin), x, curMin), mn);  // std::min(mn, x)
+      b_.CreateStore(b_.CreateSelect(b_.CreateFCmpOLT(curMax, x), x, curMax), mx);  // std::max(mx, x)
+      b_.CreateStore(x, lastV);
+      b_.CreateStore(t, lastT);
+      b_.CreateStore(b_.CreateAdd(count, b_.getInt64(1)), n);
+    }
+    b_.CreateBr(head);
+
+    b_.SetInsertPoint(done);
+    llvm::Value* count = b_.CreateLoad(i64_, n);
+    llvm::Value* none = b_.CreateICmpEQ(count, b_.getInt64(0));
+    llvm::Value* fewer2 = b_.CreateICmpULT(count, b_.getInt64(2));
+    llvm::Value* result = nullptr;
+    llvm::Value* null = none;
+    switch (e.op) {
+      case Op::WindowAvg: result = b_.CreateFDiv(b_.CreateLoad(f64_, sum), b_.CreateUIToFP(count, f64_)); break;
+      case Op::WindowMin: result = b_.CreateLoad(f64_, mn); break;
+      case Op::WindowMax: result = b_.CreateLoad(f64_, mx); break;
+      case Op::WindowSum: result = b_.CreateLoad(f64_, sum); break;
+      case Op::WindowDelta:
+        result = b_.CreateFSub(b_.CreateLoad(f64_, lastV), b_.CreateLoad(f64_, firstV));
+        null = any(null, fewer2);
+        break;
+      default: {
+        llvm::Value* t0 = b_.CreateLoad(i64_, firstT);
+        llvm::Value* t1 = b_.CreateLoad(i64_, lastT);
+        llvm::Value* seconds = b_.CreateFDiv(b_.CreateSIToFP(b_.CreateSub(t1, t0), f64_), llvm::ConstantFP::get(f64_, 1e9));
+        result = b_.CreateFDiv(b_.CreateLoad(f64_, increase), seconds);
+        null = any(null, any(fewer2, b_.CreateICmpEQ(t0, t1)));
+      }
+    }
+    b_.CreateStore(result, resF);
+    b_.CreateStore(null, resNull);
+    b_.CreateBr(merge);
+
+    b_.SetInsertPoint(merge);
+    return real(b_.CreateLoad(f64_, resF), b_.CreateLoad(i1_, resNull));
+  }
+
+  // Scalar functions.
+  CV call(const ir::Expr& e) {
+    CV a = gen(e.operands[0]);
+    auto strings2 = [&](const char* name) {
+      CV b = gen(e.operands[1]);
+      auto [ap, an] = stringOf(a);
+      auto [bp, bn] = stringOf(b);
+      auto fn = helper(name, i32_, {i8p_, i64_, i8p_, i64_});
+      llvm::Value* r = b_.CreateICmpNE(b_.CreateCall(fn, {ap, an, bp, bn}), b_.getInt32(0));
+      return boolean(r, any(a.null, b.null));
+    };
+    switch (e.op) {
+      case Op::Contains: return strings2("attrib_jit_contains");
+      case Op::StartsWith: return strings2("attrib_jit_starts_with");
+      case Op::EndsWith: return strings2("attrib_jit_ends_with");
+      case Op::Min: case Op::Max: {
+        CV b = gen(e.operands[1]);
+        if (a.type == Type::Null || b.type == Type::Null) return nullOf(e.type);
+        llvm::Value* null = any(a.null, b.null);
+        if (e.type == Type::Float) {
+          llvm::Value* x = doubleOf(a);
+          llvm::Value* y = doubleOf(b);
+          llvm::Value* nan = b_.CreateFCmpUNO(x, y);
+          // std::min(x, y) is (y < x) ? y : x; std::max(x, y) is (x < y) ? y : x.
+          llvm::Value* pick = e.op == Op::Min ? b_.CreateSelect(b_.CreateFCmpOLT(y, x), y, x)
+                                              : b_.CreateSelect(b_.CreateFCmpOLT(x, y), y, x);
+          llvm::Value* qnan = llvm::ConstantFP::getNaN(f64_);
+          return real(b_.CreateSelect(nan, qnan, pick), null);
+        }
+        llvm::Value* less = truth(compare(Op::Lt, a, b));
+        llvm::Value* pick = e.op == Op::Min ? b_.CreateSelect(less, intOf(a), intOf(b))
+                                            : b_.CreateSelect(less, intOf(b), intOf(a));
+        return integer(e.type, pick, null);
+      }
+      default: break;
+    }
+    if (a.type == Type::Null) return nullOf(e.type);
+    switch (e.op) {
+      case Op::ToInt: {
+        if (a.type == Type::Float) {
+          auto [i, bad] = truncToInt(a.f);
+          return integer(Type::Int, i, any(a.null, bad));
+        }
+        if (a.type != Type::String) return integer(Type::Int, intOf(a), a.null);
+        llvm::Value* out = entryAlloca(i64_, "toint");
+        b_.CreateStore(b_.getInt64(0), out);
+        auto parse = helper("attrib_jit_parse_int", i32_, {i8p_, i64_, i64_->getPointerTo()});
+        llvm::Value* ok = b_.CreateCall(parse, {a.p, a.n, out});
+        return integer(Type::Int, b_.CreateLoad(i64_, out), any(a.null, b_.CreateICmpEQ(ok, b_.getInt32(0))));
+      }
+      case Op::ToFloat: {
+        if (a.type != Type::String) return real(doubleOf(a), a.null);
+        llvm::Value* out = entryAlloca(f64_, "tofloat");
+        b_.CreateStore(llvm::ConstantFP::get(f64_, 0.0), out);
+        auto parse = helper("attrib_jit_parse_float", i32_, {i8p_, i64_, f64_->getPointerTo()});
+        llvm::Value* ok = b_.CreateCall(parse, {a.p, a.n, out});
+        return real(b_.CreateLoad(f64_, out), any(a.null, b_.CreateICmpEQ(ok, b_.getInt32(0))));
+      }
+      case Op::ToString: {
+        switch (a.type) {
+          case Type::String: return a;
+          case Type::Bool: {
+            CV t = constString("true"), f = constString("false");
+            llvm::Value* yes = b_.CreateICmpNE(a.i, b_.getInt64(0));
+            return string(b_.CreateSelect(yes, t.p, f.p), b_.CreateSelect(yes, t.n, f.n), a.null);
+          }
+          case Type::Int: case Type::Float: case Type::Duration: case Type::Time: case Type::State: {
+            // Only formatted when present: formatting allocates.
+            llvm::Value* p = entryAlloca(i8p_, "fmt.p");
+            llvm::Value* n = entryAlloca(i64_, "fmt.n");
+            b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);
+            b_.CreateStore(b_.getInt64(0), n);
+            auto* format = block("fmt");
+            auto* after = block("fmt.end");
+            b_.CreateCondBr(a.null, after, format);
+            b_.SetInsertPoint(format);
+            auto fn = helper("attrib_jit_format", b_.getVoidTy(),
+                             {i8p_, i32_, i64_, f64_, i8p_->getPointerTo(), i64_->getPointerTo()});
+            llvm::Value* f = a.type == Type::Float ? a.f : llvm::ConstantFP::get(f64_, 0.0);
+            llvm::Value* i = a.type == Type::Float ? b_.getInt64(0) : a.i;
+            b_.CreateCall(fn, {scratch_, b_.getInt32(static_cast<int32_t>(a.type)), i, f, p, n});
+            b_.CreateBr(after);
+            b_.SetInsertPoint(after);
+            return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), a.null);
+          }
+          default: return nullOf(Type::String);
+        }
+      }
+      case Op::Abs: {
+        if (a.type == Type::Float) return real(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a.f), a.null);
+        llvm::Value* x = intOf(a);
+        llvm::Value* min = b_.CreateICmpEQ(x, b_.getInt64(INT64_MIN));
+        llvm::Value* r = b_.CreateSelect(b_.CreateICmpSLT(x, b_.getInt64(0)), b_.CreateSub(b_.getInt64(0), x), x);
+        return integer(e.type, r, any(a.null, min));
+      }
+      case Op::Len: return integer(Type::Int, stringOf(a).second, a.null);
+      case Op::Lower: {
+        llvm::Value* p = entryAlloca(i8p_, "lower.p");
+        llvm::Value* n = entryAlloca(i64_, "lower.n");
+        b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);
+        b_.CreateStore(b_.getInt64(0), n);
+        auto* lower = block("lower");
+        auto* after = block("lower.end");
+        b_.CreateCondBr(a.null, after, lower);
+        b_.SetInsertPoint(lower);
+        auto [sp, sn] = stringOf(a);
+        auto fn = helper("attrib_jit_lower", b_.getVoidTy(), {i8p_, i8p_, i64_, i8p_->getPointerTo(), i64_->getPointerTo()});
+        b_.CreateCall(fn, {scratch_, sp, sn, p, n});
+        b_.CreateBr(after);
+        b_.SetInsertPoint(after);
+        return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), a.null);
+      }
+      default: return nullOf(e.type);
+    }
+  }
+
+  const ir::Program& program_;
+  const DataLayout& layout_;
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+  llvm::Type *i1_, *i8_, *i32_, *i64_, *f64_;
+  llvm::PointerType* i8p_;
+  llvm::Value* dummy_ = nullptr;
+  llvm::Value* metric_ = nullptr;
+  llvm::Value* names_ = nullptr;
+  llvm::Value* families_ = nullptr;
+  std::map<std::string, llvm::Constant*> strings_;
+  std::map<int32_t, llvm::Value*> sets_;
+  // The function being generated.
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  llvm::Value* context_ = nullptr;
+  llvm::Value* scratch_ = nullptr;
+  std::array<llvm::Value*, ir::kMaxSlots> bound_{};
+  std::array<llvm::Value*, ir::kMaxSlots> preloaded_{};
+  int32_t bindings_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> generateModule(const ir::Program& program, const DataLayout& layout,
+                                             llvm::LLVMContext& context, const PredicateRef* only) {
+  auto module = std::make_unique<llvm::Module>("attrib_predicates", context);
+  Codegen codegen(program, layout, context, *module);
+  forEachPredicate(program, [&](const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
+    if (only && (only->kind != ref.kind || only->index != ref.index || only->statement != ref.statement)) return;
+    codegen.function(ref, e, bindings);
+  });
+  return module;
+}
+
+}  // namespace attrib::jit

@@ -1,0 +1,60 @@
+// Predicate IR (ir/ir.h) -> LLVM IR. One function per where/when clause of a program, named by
+// predicateSymbol(), with the signature of runtime::PredicateFn. The functions implement the
+// interpreter's semantics exactly (ir/ir.h, "Semantics"); values are unboxed SSA values with a
+// separate null flag, aggregates and metric windows are loops over the runtime's own arrays.
+//
+// The module is self-contained apart from calls to jit/helpers.h symbols: it embeds no
+// addresses of this process, so its object code can be cached and linked into another one.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir/ir.h"
+#include "jit/data_layout.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace attrib::jit {
+
+// Which clause of a program a predicate is.
+struct PredicateRef {
+  enum class Kind : uint8_t { SymptomWhen, FilterWhere, RuleWhere, OutcomeWhen };
+  Kind kind = Kind::RuleWhere;
+  int32_t index = 0;      // symptom, filter, rule or outcome
+  int32_t statement = 0;  // FilterWhere: the statement in the filter
+};
+
+std::string predicateSymbol(const PredicateRef& ref);
+
+// Calls `visit(ref, expr, bindings)` for every clause the program has, in a fixed order.
+// `bindings` is the number of rule bindings the clause sees (0 outside rules).
+template <typename Visit>
+void forEachPredicate(const ir::Program& program, Visit&& visit) {
+  using K = PredicateRef::Kind;
+  for (size_t s = 0; s < program.symptoms.size(); ++s) {
+    if (program.symptoms[s].hasWhen) visit(PredicateRef{K::SymptomWhen, int32_t(s), 0}, program.symptoms[s].when, 0);
+  }
+  for (size_t f = 0; f < program.filters.size(); ++f) {
+    const auto& statements = program.filters[f].statements;
+    for (size_t st = 0; st < statements.size(); ++st) {
+      if (statements[st].hasWhere) visit(PredicateRef{K::FilterWhere, int32_t(f), int32_t(st)}, statements[st].where, 0);
+    }
+  }
+  for (size_t r = 0; r < program.rules.size(); ++r) {
+    const auto& rule = program.rules[r];
+    if (rule.hasWhere) visit(PredicateRef{K::RuleWhere, int32_t(r), 0}, rule.where, int32_t(rule.bindings.size()));
+  }
+  for (size_t o = 0; o < program.outcomes.size(); ++o) {
+    visit(PredicateRef{K::OutcomeWhen, int32_t(o), 0}, program.outcomes[o].when, 0);
+  }
+}
+
+// A module with one function per predicate of `program` (or only `only`, when given).
+std::unique_ptr<llvm::Module> generateModule(const ir::Program& program, const DataLayout& layout,
+                                             llvm::LLVMContext& context, const PredicateRef* only = nullptr);
+
+}  // namespace attrib::jit

@@ -1,0 +1,47 @@
+// Where compiled predicates find things in the runtime's structures (runtime/instance.h,
+// runtime/interpreter.h). The generated code reads instances and the evaluation context in
+// place, with plain loads at these offsets, instead of boxing values per call.
+//
+// Offsets are measured on live objects at start-up, not assumed, and so are the two library
+// layouts the code relies on: std::string as {data pointer at 0, size at 8} and
+// std::optional<T> as {value at 0, engaged flag after it}. When the standard library lays them
+// out differently the probe fails and the runtime uses the interpreter instead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace attrib::jit {
+
+struct StringField {
+  uint32_t offset = 0;  // of the std::string; its data pointer is at +0, its size at +8
+};
+
+struct OptionalField {
+  uint32_t value = 0;    // offset of the value
+  uint32_t engaged = 0;  // offset of the byte that is 1 when the optional holds a value
+};
+
+struct DataLayout {
+  // runtime::Instance
+  uint32_t instanceSize = 0;
+  uint32_t symptom = 0;   // int32
+  uint32_t time = 0;      // int64
+  uint32_t sequence = 0;  // uint64
+  uint32_t filtered = 0;  // bool
+  uint32_t value = 0;     // double
+  StringField node, gpu, source, text, metric, reason;
+  OptionalField rank, exitCode, signal;  // std::optional<int64_t>
+  OptionalField state;                   // std::optional<ir::State> (one byte)
+  // runtime::EvalContext
+  uint32_t contextSlots = 0;      // const Instance* [kMaxSlots]
+  uint32_t contextSeriesPos = 0;  // size_t
+
+  // A stable description of every offset, part of the JIT cache key.
+  std::string fingerprint() const;
+};
+
+// The layout of this build's runtime, or false with `error` saying which assumption failed.
+bool probeDataLayout(DataLayout* out, std::string* error);
+
+}  // namespace attrib::jit

@@ -1,0 +1,2 @@
+// Placeholder replaced by the differential generator.
+#include <gtest/gtest.h>
