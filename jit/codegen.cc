@@ -63,6 +63,8 @@ class Codegen {
   void function(const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
     auto* type = llvm::FunctionType::get(i32_, {i8p_, i8p_}, false);
     fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, predicateSymbol(ref), module_);
+    // Helpers never throw (jit/helpers.h), so neither do predicates: no unwind tables.
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
     context_ = fn_->getArg(0);
     scratch_ = fn_->getArg(1);
     context_->setName("ctx");
@@ -120,6 +122,15 @@ class Codegen {
     return sets_[set] = symptomTable(bytes, fmt::format("set{}", set));
   }
 
+  // The set's symptom ids, in the order the interpreter visits them.
+  llvm::Value* symptomIds(int32_t set) {
+    auto it = idTables_.find(set);
+    if (it != idTables_.end()) return it->second;
+    std::vector<uint32_t> ids(program_.symptomSets[set].begin(), program_.symptomSets[set].end());
+    if (ids.empty()) ids.push_back(0);  // never read: the loop bound is the real size
+    return idTables_[set] = global(llvm::ConstantDataArray::get(ctx_, ids), fmt::format("ids{}", set));
+  }
+
   llvm::Value* metricTable() {
     if (!metric_) {
       std::vector<uint8_t> bytes;
@@ -145,7 +156,9 @@ class Codegen {
   }
 
   llvm::FunctionCallee helper(const char* name, llvm::Type* result, std::vector<llvm::Type*> args) {
-    return module_.getOrInsertFunction(name, llvm::FunctionType::get(result, args, false));
+    llvm::FunctionCallee callee = module_.getOrInsertFunction(name, llvm::FunctionType::get(result, args, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) f->addFnAttr(llvm::Attribute::NoUnwind);
+    return callee;
   }
 
   llvm::Function* intrinsic(llvm::Intrinsic::ID id, llvm::Type* type) {
@@ -335,8 +348,7 @@ class Codegen {
       auto [ap, an] = stringOf(a);
       auto [bp, bn] = stringOf(b);
       if (op == Op::Eq || op == Op::Ne) {
-        auto eq = helper("attrib_jit_str_eq", i32_, {i8p_, i64_, i8p_, i64_});
-        llvm::Value* same = b_.CreateICmpNE(b_.CreateCall(eq, {ap, an, bp, bn}), b_.getInt32(0));
+        llvm::Value* same = stringsEqual(ap, an, bp, bn);
         return boolean(op == Op::Eq ? same : b_.CreateNot(same), null);
       }
       auto cmp = helper("attrib_jit_str_cmp", i32_, {i8p_, i64_, i8p_, i64_});
@@ -372,18 +384,7 @@ class Codegen {
         CV of = gen(e.operands[0]);
         return field(instanceOf(of), e.field);
       }
-      case Op::CaptureOf: {
-        CV of = gen(e.operands[0]);
-        llvm::Value* p = entryAlloca(i8p_, "cap.p");
-        llvm::Value* n = entryAlloca(i64_, "cap.n");
-        b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);  // read even when absent
-        b_.CreateStore(b_.getInt64(0), n);
-        CV name = constString(e.name);
-        auto capture = helper("attrib_jit_capture", i32_, {i8p_, i8p_, i64_, i8p_->getPointerTo(), i64_->getPointerTo()});
-        llvm::Value* found = b_.CreateCall(capture, {instanceOf(of), name.p, name.n, p, n});
-        llvm::Value* null = b_.CreateICmpEQ(found, b_.getInt32(0));
-        return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), null);
-      }
+      case Op::CaptureOf: return capture(instanceOf(gen(e.operands[0])), e.name);
       case Op::Workload: return workload(e);
       case Op::Neg: {
         CV a = gen(e.operands[0]);
@@ -457,6 +458,113 @@ class Codegen {
         return window(e);
       default: return call(e);
     }
+  }
+
+  // memcmp(a, b, n) == 0, for n > 0. With a constant n LLVM expands it into a few compares.
+  llvm::Value* bytesEqual(llvm::Value* a, llvm::Value* b, llvm::Value* n) {
+    auto memcmp = helper("memcmp", i32_, {i8p_, i8p_, i64_});
+    return b_.CreateICmpEQ(b_.CreateCall(memcmp, {a, b, n}), b_.getInt32(0));
+  }
+
+  // Two strings are equal: same size, and the same bytes when there are any. memcmp is only
+  // called on non-empty strings, whose pointers are valid.
+  llvm::Value* stringsEqual(llvm::Value* ap, llvm::Value* an, llvm::Value* bp, llvm::Value* bn) {
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* compareBytes = block("streq.bytes");
+    auto* done = block("streq.end");
+    llvm::Value* sameSize = b_.CreateICmpEQ(an, bn);
+    llvm::Value* empty = b_.CreateICmpEQ(an, b_.getInt64(0));
+    llvm::Value* bothEmpty = b_.CreateAnd(sameSize, empty);
+    b_.CreateCondBr(b_.CreateAnd(sameSize, b_.CreateNot(empty)), compareBytes, done);
+    b_.SetInsertPoint(compareBytes);
+    llvm::Value* equal = bytesEqual(ap, bp, an);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    llvm::PHINode* phi = b_.CreatePHI(i1_, 2);
+    phi->addIncoming(bothEmpty, from);
+    phi->addIncoming(equal, compareBytes);
+    return phi;
+  }
+
+  // inst.capture `name`: a walk over the instance's (name, value) pairs, inline.
+  CV capture(llvm::Value* inst, const std::string& name) {
+    llvm::Value* s = safe(inst);
+    llvm::Value* begin = load(i8p_, s, layout_.captures);
+    llvm::Value* end = load(i8p_, s, layout_.captures + 8);
+    CV key = constString(name);
+    llvm::Value* cursor = entryAlloca(i8p_, "cap.at");
+    llvm::Value* valueP = entryAlloca(i8p_, "cap.p");
+    llvm::Value* valueN = entryAlloca(i64_, "cap.n");
+    llvm::Value* found = entryAlloca(i1_, "cap.found");
+    b_.CreateStore(begin, cursor);
+    b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), valueP);
+    b_.CreateStore(b_.getInt64(0), valueN);
+    b_.CreateStore(b_.getFalse(), found);
+    auto* head = block("cap.head");
+    auto* check = block("cap.check");
+    auto* next = block("cap.next");
+    auto* hit = block("cap.hit");
+    auto* done = block("cap.end");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::Value* at = b_.CreateLoad(i8p_, cursor);
+    b_.CreateCondBr(b_.CreateICmpEQ(at, end), done, check);
+    b_.SetInsertPoint(check);
+    llvm::Value* keyN = load(i64_, at, 8);
+    if (name.empty()) {
+      b_.CreateCondBr(b_.CreateICmpEQ(keyN, b_.getInt64(0)), hit, next);
+    } else {
+      auto* compareBytes = block("cap.bytes");
+      b_.CreateCondBr(b_.CreateICmpEQ(keyN, key.n), compareBytes, next);
+      b_.SetInsertPoint(compareBytes);
+      b_.CreateCondBr(bytesEqual(load(i8p_, at, 0), key.p, key.n), hit, next);
+    }
+    b_.SetInsertPoint(next);
+    b_.CreateStore(b_.CreateConstInBoundsGEP1_64(i8_, at, layout_.captureSize), cursor);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(hit);
+    b_.CreateStore(load(i8p_, at, layout_.captureValue), valueP);
+    b_.CreateStore(load(i64_, at, layout_.captureValue + 8), valueN);
+    b_.CreateStore(b_.getTrue(), found);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return string(b_.CreateLoad(i8p_, valueP), b_.CreateLoad(i64_, valueN), b_.CreateNot(b_.CreateLoad(i1_, found)));
+  }
+
+  // int(s): short runs of decimal digits (the common case: captured numbers) are parsed
+  // inline; anything else goes to the helper, which implements the full rule.
+  std::pair<llvm::Value*, llvm::Value*> parseInt(llvm::Value* p, llvm::Value* n) {
+    llvm::Value* value = entryAlloca(i64_, "int.v");
+    llvm::Value* ok = entryAlloca(i1_, "int.ok");
+    llvm::Value* i = entryAlloca(i64_, "int.i");
+    b_.CreateStore(b_.getInt64(0), value);
+    b_.CreateStore(b_.getInt64(0), i);
+    auto* head = block("int.head");
+    auto* digit = block("int.digit");
+    auto* fast = block("int.fast");
+    auto* slow = block("int.slow");
+    auto* done = block("int.end");
+    llvm::Value* shortRun = b_.CreateAnd(b_.CreateICmpUGE(n, b_.getInt64(1)), b_.CreateICmpULE(n, b_.getInt64(18)));
+    b_.CreateCondBr(shortRun, head, slow);
+    b_.SetInsertPoint(head);
+    llvm::Value* iv = b_.CreateLoad(i64_, i);
+    b_.CreateCondBr(b_.CreateICmpULT(iv, n), digit, fast);
+    b_.SetInsertPoint(digit);
+    llvm::Value* c = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, p, iv));
+    llvm::Value* d = b_.CreateSub(b_.CreateZExt(c, i64_), b_.getInt64('0'));
+    b_.CreateStore(b_.CreateAdd(b_.CreateMul(b_.CreateLoad(i64_, value), b_.getInt64(10)), d), value);
+    b_.CreateStore(b_.CreateAdd(iv, b_.getInt64(1)), i);
+    b_.CreateCondBr(b_.CreateICmpULE(d, b_.getInt64(9)), head, slow);
+    b_.SetInsertPoint(fast);
+    b_.CreateStore(b_.getTrue(), ok);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(slow);
+    b_.CreateStore(b_.getInt64(0), value);
+    auto parse = helper("attrib_jit_parse_int", i32_, {i8p_, i64_, i64_->getPointerTo()});
+    b_.CreateStore(b_.CreateICmpNE(b_.CreateCall(parse, {p, n, value}), b_.getInt32(0)), ok);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return {b_.CreateLoad(i64_, value), b_.CreateLoad(i1_, ok)};
   }
 
   CV constant(const ir::Value& c) {
@@ -632,65 +740,78 @@ class Codegen {
     b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), last);
     if (op == Op::Distinct) b_.CreateCall(helper("attrib_jit_distinct_begin", b_.getVoidTy(), {i8p_}), {scratch_});
     auto* finished = block("agg.finished");
+    // Outer loop over the set's symptom ids (a constant array), inner loop over each
+    // symptom's instances in the index; one copy of the where-clause however large the set.
+    const auto& ids = program_.symptomSets[e.set];
+    llvm::Value* idTable = symptomIds(e.set);
+    llvm::Value* si = entryAlloca(i64_, "agg.s");
+    llvm::Value* n = entryAlloca(i64_, "agg.n");
+    b_.CreateStore(b_.getInt64(0), si);
+    auto* outer = block("agg.outer");
+    auto* fetch = block("agg.fetch");
+    auto* head = block("agg.head");
+    auto* body = block("agg.body");
+    b_.CreateBr(outer);
+
+    b_.SetInsertPoint(outer);
+    llvm::Value* sv = b_.CreateLoad(i64_, si);
+    b_.CreateCondBr(b_.CreateICmpSLT(sv, b_.getInt64(static_cast<int64_t>(ids.size()))), fetch, finished);
+
+    b_.SetInsertPoint(fetch);
+    b_.CreateStore(b_.CreateAdd(sv, b_.getInt64(1)), si);
+    llvm::Value* symptom = b_.CreateLoad(i32_, b_.CreateInBoundsGEP(i32_, b_.CreateBitCast(idTable, i32_->getPointerTo()), sv));
     auto list = helper("attrib_jit_symptom_list", i64_, {i8p_, i32_, llvm::Type::getInt32PtrTy(ctx_)->getPointerTo()});
-    for (int32_t symptom : program_.symptomSets[e.set]) {
-      llvm::Value* n = b_.CreateCall(list, {context_, b_.getInt32(symptom), listSlot});
-      b_.CreateStore(b_.getInt64(0), k);
-      auto* head = block("agg.head");
-      auto* body = block("agg.body");
-      auto* next = block("agg.next");
-      b_.CreateBr(head);
+    b_.CreateStore(b_.CreateCall(list, {context_, symptom, listSlot}), n);
+    b_.CreateStore(b_.getInt64(0), k);
+    b_.CreateBr(head);
 
-      b_.SetInsertPoint(head);
-      llvm::Value* kv = b_.CreateLoad(i64_, k);
-      b_.CreateCondBr(b_.CreateICmpSLT(kv, n), body, next);
+    b_.SetInsertPoint(head);
+    llvm::Value* kv = b_.CreateLoad(i64_, k);
+    b_.CreateCondBr(b_.CreateICmpSLT(kv, b_.CreateLoad(i64_, n)), body, outer);
 
-      b_.SetInsertPoint(body);
-      b_.CreateStore(b_.CreateAdd(kv, b_.getInt64(1)), k);
-      llvm::Value* listPtr = b_.CreateLoad(llvm::Type::getInt32PtrTy(ctx_), listSlot);
-      llvm::Value* idx = b_.CreateLoad(i32_, b_.CreateInBoundsGEP(i32_, listPtr, kv));
-      llvm::Value* offset = b_.CreateMul(b_.CreateSExt(idx, i64_), b_.getInt64(layout_.instanceSize));
-      llvm::Value* inst = b_.CreateInBoundsGEP(i8_, base, offset);
-      llvm::Value* keep = b_.CreateICmpEQ(load(i8_, inst, layout_.filtered), b_.getInt8(0));
-      if (e.sameKey) keep = b_.CreateAnd(keep, truth(compare(Op::Eq, field(inst, e.field), refKey)));
-      if (e.hasWhere) {
-        auto* where = block("agg.where");
-        b_.CreateCondBr(keep, where, head);
-        b_.SetInsertPoint(where);
-        llvm::Value* saved = bound_[e.slot];
-        bound_[e.slot] = inst;
-        keep = truth(gen(e.operands[0]));
-        bound_[e.slot] = saved;
-      }
-      auto* accept = block("agg.accept");
-      b_.CreateCondBr(keep, accept, head);
-
-      b_.SetInsertPoint(accept);
-      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, count), b_.getInt64(1)), count);
-      if (op == Op::Exists) {
-        b_.CreateBr(finished);
-      } else {
-        if (op == Op::First || op == Op::Last) {
-          llvm::Value* cur = b_.CreateLoad(i8p_, op == Op::First ? first : last);
-          llvm::Value* better = op == Op::First ? earlier(inst, safe(cur)) : earlier(safe(cur), inst);
-          b_.CreateStore(b_.CreateSelect(any(isNullPtr(cur), better), inst, cur), op == Op::First ? first : last);
-        }
-        if (op == Op::Distinct) {
-          CV v = field(inst, e.field);
-          auto* add = block("agg.distinct");
-          b_.CreateCondBr(v.null, head, add);
-          b_.SetInsertPoint(add);
-          if (v.type == Type::String) {
-            b_.CreateCall(helper("attrib_jit_distinct_add_str", b_.getVoidTy(), {i8p_, i8p_, i64_}), {scratch_, v.p, v.n});
-          } else {
-            b_.CreateCall(helper("attrib_jit_distinct_add_int", b_.getVoidTy(), {i8p_, i64_}), {scratch_, intOf(v)});
-          }
-        }
-        b_.CreateBr(head);
-      }
-      b_.SetInsertPoint(next);
+    b_.SetInsertPoint(body);
+    b_.CreateStore(b_.CreateAdd(kv, b_.getInt64(1)), k);
+    llvm::Value* listPtr = b_.CreateLoad(llvm::Type::getInt32PtrTy(ctx_), listSlot);
+    llvm::Value* idx = b_.CreateLoad(i32_, b_.CreateInBoundsGEP(i32_, listPtr, kv));
+    llvm::Value* offset = b_.CreateMul(b_.CreateSExt(idx, i64_), b_.getInt64(layout_.instanceSize));
+    llvm::Value* inst = b_.CreateInBoundsGEP(i8_, base, offset);
+    llvm::Value* keep = b_.CreateICmpEQ(load(i8_, inst, layout_.filtered), b_.getInt8(0));
+    if (e.sameKey) keep = b_.CreateAnd(keep, truth(compare(Op::Eq, field(inst, e.field), refKey)));
+    if (e.hasWhere) {
+      auto* where = block("agg.where");
+      b_.CreateCondBr(keep, where, head);
+      b_.SetInsertPoint(where);
+      llvm::Value* saved = bound_[e.slot];
+      bound_[e.slot] = inst;
+      keep = truth(gen(e.operands[0]));
+      bound_[e.slot] = saved;
     }
-    b_.CreateBr(finished);
+    auto* accept = block("agg.accept");
+    b_.CreateCondBr(keep, accept, head);
+
+    b_.SetInsertPoint(accept);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, count), b_.getInt64(1)), count);
+    if (op == Op::Exists) {
+      b_.CreateBr(finished);
+    } else {
+      if (op == Op::First || op == Op::Last) {
+        llvm::Value* cur = b_.CreateLoad(i8p_, op == Op::First ? first : last);
+        llvm::Value* better = op == Op::First ? earlier(inst, safe(cur)) : earlier(safe(cur), inst);
+        b_.CreateStore(b_.CreateSelect(any(isNullPtr(cur), better), inst, cur), op == Op::First ? first : last);
+      }
+      if (op == Op::Distinct) {
+        CV v = field(inst, e.field);
+        auto* add = block("agg.distinct");
+        b_.CreateCondBr(v.null, head, add);
+        b_.SetInsertPoint(add);
+        if (v.type == Type::String) {
+          b_.CreateCall(helper("attrib_jit_distinct_add_str", b_.getVoidTy(), {i8p_, i8p_, i64_}), {scratch_, v.p, v.n});
+        } else {
+          b_.CreateCall(helper("attrib_jit_distinct_add_int", b_.getVoidTy(), {i8p_, i64_}), {scratch_, intOf(v)});
+        }
+      }
+      b_.CreateBr(head);
+    }
 
     b_.SetInsertPoint(finished);
     llvm::Value* total = b_.CreateLoad(i64_, count);
@@ -735,23 +856,27 @@ class Codegen {
     llvm::Value* diff = b_.CreateCall(intrinsic(llvm::Intrinsic::ssub_with_overflow, i64_), {end, b_.getInt64(e.window)});
     llvm::Value* from0 = b_.CreateSelect(b_.CreateExtractValue(diff, 1), b_.getInt64(INT64_MIN),
                                          b_.CreateExtractValue(diff, 0));
-    // Back to the oldest sample inside the window.
-    llvm::Value* from = entryAlloca(i64_, "win.from");
-    b_.CreateStore(pos, from);
-    auto* back = block("win.back");
-    auto* backCheck = block("win.back.check");
-    auto* backStep = block("win.back.step");
+    // The oldest sample inside the window: the series is in time order (EvalContext's
+    // contract), so a binary search over [0, pos] finds where the interpreter's backward walk
+    // stops: the first index whose time is after the window's start.
+    llvm::Value* lo = entryAlloca(i64_, "win.lo");
+    llvm::Value* hi = entryAlloca(i64_, "win.hi");
+    b_.CreateStore(b_.getInt64(0), lo);
+    b_.CreateStore(pos, hi);
+    auto* search = block("win.search");
+    auto* probe = block("win.probe");
     auto* forward = block("win.forward");
-    b_.CreateBr(back);
-    b_.SetInsertPoint(back);
-    llvm::Value* f = b_.CreateLoad(i64_, from);
-    b_.CreateCondBr(b_.CreateICmpUGT(f, b_.getInt64(0)), backCheck, forward);
-    b_.SetInsertPoint(backCheck);
-    llvm::Value* prevTime = load(i64_, sample(b_.CreateSub(f, b_.getInt64(1))), layout_.time);
-    b_.CreateCondBr(b_.CreateICmpSGT(prevTime, from0), backStep, forward);
-    b_.SetInsertPoint(backStep);
-    b_.CreateStore(b_.CreateSub(f, b_.getInt64(1)), from);
-    b_.CreateBr(back);
+    b_.CreateBr(search);
+    b_.SetInsertPoint(search);
+    llvm::Value* l = b_.CreateLoad(i64_, lo);
+    llvm::Value* h = b_.CreateLoad(i64_, hi);
+    b_.CreateCondBr(b_.CreateICmpULT(l, h), probe, forward);
+    b_.SetInsertPoint(probe);
+    llvm::Value* mid = b_.CreateLShr(b_.CreateAdd(l, h), 1);
+    llvm::Value* after = b_.CreateICmpSGT(load(i64_, sample(mid), layout_.time), from0);
+    b_.CreateStore(b_.CreateSelect(after, l, b_.CreateAdd(mid, b_.getInt64(1))), lo);
+    b_.CreateStore(b_.CreateSelect(after, mid, h), hi);
+    b_.CreateBr(search);
 
     b_.SetInsertPoint(forward);
     auto zero = [&]() { return llvm::ConstantFP::get(f64_, 0.0); };
@@ -769,7 +894,7 @@ class Codegen {
     for (llvm::Value* v : {sum, mn, mx, firstV, lastV, increase}) b_.CreateStore(zero(), v);
     b_.CreateStore(b_.getInt64(0), firstT);
     b_.CreateStore(b_.getInt64(0), lastT);
-    b_.CreateStore(b_.CreateLoad(i64_, from), i);
+    b_.CreateStore(b_.CreateLoad(i64_, lo), i);
     auto* head = block("win.head");
     auto* body = block("win.body");
     auto* done = block("win.done");
@@ -886,11 +1011,8 @@ class Codegen {
           return integer(Type::Int, i, any(a.null, bad));
         }
         if (a.type != Type::String) return integer(Type::Int, intOf(a), a.null);
-        llvm::Value* out = entryAlloca(i64_, "toint");
-        b_.CreateStore(b_.getInt64(0), out);
-        auto parse = helper("attrib_jit_parse_int", i32_, {i8p_, i64_, i64_->getPointerTo()});
-        llvm::Value* ok = b_.CreateCall(parse, {a.p, a.n, out});
-        return integer(Type::Int, b_.CreateLoad(i64_, out), any(a.null, b_.CreateICmpEQ(ok, b_.getInt32(0))));
+        auto [value, ok] = parseInt(a.p, a.n);
+        return integer(Type::Int, value, any(a.null, b_.CreateNot(ok)));
       }
       case Op::ToFloat: {
         if (a.type != Type::String) return real(doubleOf(a), a.null);
@@ -971,6 +1093,7 @@ class Codegen {
   llvm::Value* families_ = nullptr;
   std::map<std::string, llvm::Constant*> strings_;
   std::map<int32_t, llvm::Value*> sets_;
+  std::map<int32_t, llvm::Value*> idTables_;
   // The function being generated.
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
@@ -984,14 +1107,31 @@ class Codegen {
 }  // namespace
 
 std::unique_ptr<llvm::Module> generateModule(const ir::Program& program, const DataLayout& layout,
-                                             llvm::LLVMContext& context, const PredicateRef* only) {
+                                             llvm::LLVMContext& context,
+                                             const std::function<bool(const PredicateRef&)>& include) {
   auto module = std::make_unique<llvm::Module>("attrib_predicates", context);
   Codegen codegen(program, layout, context, *module);
   forEachPredicate(program, [&](const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
-    if (only && (only->kind != ref.kind || only->index != ref.index || only->statement != ref.statement)) return;
-    codegen.function(ref, e, bindings);
+    if (!include || include(ref)) codegen.function(ref, e, bindings);
   });
   return module;
+}
+
+size_t predicateCost(const ir::Expr& e) {
+  size_t cost = 1;
+  switch (e.op) {
+    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: cost += 30; break;
+    case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
+    case Op::WindowDelta:
+      cost += 50;
+      break;
+    case Op::CaptureOf: cost += 12; break;
+    case Op::ToInt: cost += 10; break;
+    case Op::Eq: case Op::Ne: cost += 4; break;
+    default: break;
+  }
+  for (const auto& o : e.operands) cost += predicateCost(o);
+  return cost;
 }
 
 }  // namespace attrib::jit

@@ -7,6 +7,7 @@
 // addresses of this process, so its object code can be cached and linked into another one.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -53,8 +54,13 @@ void forEachPredicate(const ir::Program& program, Visit&& visit) {
   }
 }
 
-// A module with one function per predicate of `program` (or only `only`, when given).
+// A module with one function per predicate of `program` for which `include` holds (all of
+// them when `include` is empty).
 std::unique_ptr<llvm::Module> generateModule(const ir::Program& program, const DataLayout& layout,
-                                             llvm::LLVMContext& context, const PredicateRef* only = nullptr);
+                                             llvm::LLVMContext& context,
+                                             const std::function<bool(const PredicateRef&)>& include = {});
+
+// A rough measure of the code a predicate becomes, to balance parallel compilation.
+size_t predicateCost(const ir::Expr& e);
 
 }  // namespace attrib::jit

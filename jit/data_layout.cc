@@ -4,6 +4,8 @@
 
 #include <cstring>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "runtime/compiled_predicates.h"
 #include "runtime/instance.h"
@@ -41,13 +43,22 @@ bool optionalLayoutHolds(T sample, uint32_t flag) {
   return e == 0 && f == 1 && stored == sample;
 }
 
+// std::vector keeps {begin, end} pointers at the start.
+bool vectorLayoutHolds() {
+  std::vector<std::pair<std::string, std::string>> v(3);
+  const void* words[2];
+  std::memcpy(words, reinterpret_cast<const char*>(&v), sizeof words);
+  return words[0] == v.data() && words[1] == v.data() + v.size();
+}
+
 }  // namespace
 
 std::string DataLayout::fingerprint() const {
-  return fmt::format("i{}:{},{},{},{},{}:s{},{},{},{},{},{}:o{}/{},{}/{},{}/{},{}/{}:c{},{}", instanceSize, symptom,
+  return fmt::format("i{}:{},{},{},{},{}:s{},{},{},{},{},{}:o{}/{},{}/{},{}/{},{}/{}:v{},{},{}:c{},{}", instanceSize, symptom,
                      time, sequence, filtered, value, node.offset, gpu.offset, source.offset, text.offset,
                      metric.offset, reason.offset, rank.value, rank.engaged, exitCode.value, exitCode.engaged,
-                     signal.value, signal.engaged, state.value, state.engaged, contextSlots, contextSeriesPos);
+                     signal.value, signal.engaged, state.value, state.engaged, captures, captureSize,
+                     captureValue, contextSlots, contextSeriesPos);
 }
 
 bool probeDataLayout(DataLayout* out, std::string* error) {
@@ -61,6 +72,10 @@ bool probeDataLayout(DataLayout* out, std::string* error) {
   }
   if (!optionalLayoutHolds<int64_t>(-42, 8) || !optionalLayoutHolds<ir::State>(ir::State::Preempted, 1)) {
     *error = "this C++ standard library lays out std::optional in a way the JIT does not read";
+    return false;
+  }
+  if (!vectorLayoutHolds()) {
+    *error = "this C++ standard library lays out std::vector in a way the JIT does not read";
     return false;
   }
   runtime::Instance inst;
@@ -85,6 +100,14 @@ bool probeDataLayout(DataLayout* out, std::string* error) {
   l.exitCode = optional(inst.exitCode, 8);
   l.signal = optional(inst.signal, 8);
   l.state = optional(inst.state, 1);
+  l.captures = offsetIn(&inst, &inst.captures);
+  std::pair<std::string, std::string> capture;
+  l.captureSize = sizeof capture;
+  l.captureValue = offsetIn(&capture, &capture.second);
+  if (offsetIn(&capture, &capture.first) != 0) {
+    *error = "this C++ standard library lays out std::pair in a way the JIT does not read";
+    return false;
+  }
   runtime::EvalContext ctx;
   l.contextSlots = offsetIn(&ctx, &ctx.slots[0]);
   l.contextSeriesPos = offsetIn(&ctx, &ctx.seriesPos);

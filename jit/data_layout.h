@@ -5,7 +5,8 @@
 // Offsets are measured on live objects at start-up, not assumed, and so are the two library
 // layouts the code relies on: std::string as {data pointer at 0, size at 8} and
 // std::optional<T> as {value at 0, engaged flag after it}. When the standard library lays them
-// out differently the probe fails and the runtime uses the interpreter instead.
+// out differently the probe fails and the runtime uses the interpreter instead. The same holds
+// for std::vector, read as {begin pointer at 0, end pointer at 8}.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,10 @@ struct DataLayout {
   StringField node, gpu, source, text, metric, reason;
   OptionalField rank, exitCode, signal;  // std::optional<int64_t>
   OptionalField state;                   // std::optional<ir::State> (one byte)
+  // captures: std::vector<std::pair<std::string, std::string>>, read as {begin, end} pointers
+  uint32_t captures = 0;
+  uint32_t captureSize = 0;   // sizeof the pair
+  uint32_t captureValue = 0;  // offset of the value string in the pair (the name is at 0)
   // runtime::EvalContext
   uint32_t contextSlots = 0;      // const Instance* [kMaxSlots]
   uint32_t contextSeriesPos = 0;  // size_t

@@ -17,7 +17,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <algorithm>
+#include <map>
 #include <mutex>
+#include <thread>
 
 #include "ir/codec.h"
 #include "ir/sha256.h"
@@ -60,7 +63,7 @@ bool detectHost(HostTarget* out, std::string* error) {
     *error = "LLVM cannot target this machine: " + describe(builder.takeError());
     return false;
   }
-  builder->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
+  builder->setCodeGenOptLevel(llvm::CodeGenOpt::Less);
   out->triple = builder->getTargetTriple().str();
   out->cpu = builder->getCPU();
   out->features = builder->getFeatures().getString();
@@ -73,7 +76,15 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder passes(machine);
+  // O2 without the vectorisers and the loop unroller: predicates are branchy loops full of
+  // calls, where those passes cost compile time and buy nothing.
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = false;
+  tuning.SLPVectorization = false;
+  tuning.LoopUnrolling = false;
+  tuning.LoopInterleaving = false;
+  tuning.MergeFunctions = false;
+  llvm::PassBuilder passes(machine, tuning);
   passes.registerModuleAnalyses(mam);
   passes.registerCGSCCAnalyses(cgam);
   passes.registerFunctionAnalyses(fam);
@@ -89,12 +100,16 @@ std::string hex(std::string_view raw) {
 }
 
 // Generates and optimises the module for `program` (all predicates, or only `only`).
+struct PhaseTimes {
+  double generateMs = 0, optimiseMs = 0, codegenMs = 0;
+};
+
 std::unique_ptr<llvm::Module> buildModule(const ir::Program& program, const DataLayout& layout,
                                           llvm::LLVMContext& context, llvm::TargetMachine& machine,
-                                          const PredicateRef* only, bool optimised, JitReport* report,
-                                          std::string* error) {
+                                          const std::function<bool(const PredicateRef&)>& include, bool optimised,
+                                          PhaseTimes* times, std::string* error) {
   auto started = Clock::now();
-  auto module = generateModule(program, layout, context, only);
+  auto module = generateModule(program, layout, context, include);
   module->setDataLayout(machine.createDataLayout());
   module->setTargetTriple(machine.getTargetTriple().str());
   std::string problems;
@@ -103,13 +118,80 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Program& program, const Data
     *error = "internal error: the generated predicate code does not verify: " + os.str();
     return nullptr;
   }
-  if (report) report->generateMs = msSince(started);
+  if (times) times->generateMs = msSince(started);
   if (optimised) {
     started = Clock::now();
     optimise(*module, &machine);
-    if (report) report->optimiseMs = msSince(started);
+    if (times) times->optimiseMs = msSince(started);
   }
   return module;
+}
+
+// One object file holding the predicates for which `include` holds. Runs on any thread: it
+// owns its LLVM context and target machine.
+bool compileObject(const ir::Program& program, const DataLayout& layout, llvm::orc::JITTargetMachineBuilder builder,
+                   const std::function<bool(const PredicateRef&)>& include, std::string* object, PhaseTimes* times,
+                   std::string* error) {
+  auto machine = builder.createTargetMachine();
+  if (!machine) {
+    *error = "LLVM cannot create a target machine: " + describe(machine.takeError());
+    return false;
+  }
+  llvm::LLVMContext context;
+  auto module = buildModule(program, layout, context, **machine, include, true, times, error);
+  if (!module) return false;
+  auto started = Clock::now();
+  // The IR is already optimised at O2; fast instruction selection halves the back end's time
+  // and costs little on code that is mostly loads, compares and calls.
+  (*machine)->setFastISel(true);
+  llvm::orc::SimpleCompiler compiler(**machine);
+  auto compiled = compiler(*module);
+  if (!compiled) {
+    *error = "LLVM cannot compile the predicates: " + describe(compiled.takeError());
+    return false;
+  }
+  *object = (*compiled)->getBuffer().str();
+  times->codegenMs = msSince(started);
+  return true;
+}
+
+// Several object files in one cache entry: a count, then each object's size and bytes.
+std::string packObjects(const std::vector<std::string>& objects) {
+  ir::Writer w;
+  w.varint(objects.size());
+  for (const auto& o : objects) w.bytes(o);
+  return std::move(w.str());
+}
+
+bool unpackObjects(std::string_view packed, std::vector<std::string>* objects) {
+  ir::Reader r(packed);
+  uint64_t count = 0;
+  if (!r.varint(&count) || count > 64) return false;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string_view o;
+    if (!r.bytes(&o)) return false;
+    objects->emplace_back(o);
+  }
+  return r.remaining() == 0;
+}
+
+// Splits the predicates into `parts` groups of about equal cost (largest first, each into the
+// lightest group), so parallel compilation finishes together.
+std::vector<int> partition(const ir::Program& program, size_t parts) {
+  std::vector<std::pair<size_t, int>> costs;  // (cost, ordinal)
+  int ordinal = 0;
+  forEachPredicate(program, [&](const PredicateRef&, const ir::Expr& e, int32_t) {
+    costs.push_back({predicateCost(e), ordinal++});
+  });
+  std::sort(costs.begin(), costs.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::vector<size_t> load(parts, 0);
+  std::vector<int> group(costs.size(), 0);
+  for (const auto& [cost, i] : costs) {
+    size_t lightest = std::min_element(load.begin(), load.end()) - load.begin();
+    group[i] = static_cast<int>(lightest);
+    load[lightest] += cost;
+  }
+  return group;
 }
 
 }  // namespace
@@ -144,26 +226,45 @@ std::shared_ptr<const runtime::CompiledPredicates> compilePredicates(const ir::P
   if (!options.cacheDir.empty()) cache.emplace(options.cacheDir);
   std::optional<std::string> object;
   if (cache) object = cache->load(key, &report->cacheNote);
-  report->cacheHit = object.has_value();
 
+  std::vector<std::string> objects;
+  if (object && !unpackObjects(*object, &objects)) {
+    report->cacheNote = "ignored a JIT cache entry that does not hold object files";
+    object.reset();
+    objects.clear();
+  }
+  report->cacheHit = object.has_value();
   if (!object) {
-    auto machine = host.builder.createTargetMachine();
-    if (!machine) {
-      *error = "LLVM cannot create a target machine: " + describe(machine.takeError());
-      return nullptr;
+    // Compile in parallel: one group of predicates per core (up to 4), each its own module.
+    size_t parts = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+    parts = std::min(parts, std::max<size_t>(1, names.size() / 16));
+    std::vector<int> group = partition(program, parts);
+    objects.assign(parts, {});
+    std::vector<PhaseTimes> times(parts);
+    std::vector<std::string> errors(parts);
+    std::vector<char> ok(parts, 0);
+    auto work = [&](size_t part) {
+      std::map<std::string, int> ordinalOf;
+      int ordinal = 0;
+      forEachPredicate(program, [&](const PredicateRef& ref, const ir::Expr&, int32_t) { ordinalOf[predicateSymbol(ref)] = ordinal++; });
+      auto include = [&](const PredicateRef& ref) { return group[ordinalOf.at(predicateSymbol(ref))] == static_cast<int>(part); };
+      ok[part] = compileObject(program, layout, host.builder, include, &objects[part], &times[part], &errors[part]);
+    };
+    std::vector<std::thread> threads;
+    for (size_t part = 1; part < parts; ++part) threads.emplace_back(work, part);
+    work(0);
+    for (auto& t : threads) t.join();
+    for (size_t part = 0; part < parts; ++part) {
+      if (!ok[part]) {
+        *error = errors[part];
+        return nullptr;
+      }
+      report->generateMs = std::max(report->generateMs, times[part].generateMs);
+      report->optimiseMs = std::max(report->optimiseMs, times[part].optimiseMs);
+      report->codegenMs = std::max(report->codegenMs, times[part].codegenMs);
     }
-    llvm::LLVMContext context;
-    auto module = buildModule(program, layout, context, **machine, nullptr, true, report, error);
-    if (!module) return nullptr;
-    auto codegenStarted = Clock::now();
-    llvm::orc::SimpleCompiler compiler(**machine);
-    auto compiled = compiler(*module);
-    if (!compiled) {
-      *error = "LLVM cannot compile the predicates: " + describe(compiled.takeError());
-      return nullptr;
-    }
-    object = (*compiled)->getBuffer().str();
-    report->codegenMs = msSince(codegenStarted);
+    report->threads = parts;
+    object = packObjects(objects);
     if (cache) {
       std::string note;
       if (!cache->store(key, *object, &note) && report->cacheNote.empty()) report->cacheNote = note;
@@ -196,9 +297,11 @@ std::shared_ptr<const runtime::CompiledPredicates> compilePredicates(const ir::P
     return nullptr;
   }
   dylib.addGenerator(std::move(*process));
-  if (auto err = session->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(*object, "attrib_predicates.o"))) {
-    *error = "LLVM cannot load the compiled predicates: " + describe(std::move(err));
-    return nullptr;
+  for (const auto& o : objects) {
+    if (auto err = session->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(o, "attrib_predicates.o"))) {
+      *error = "LLVM cannot load the compiled predicates: " + describe(std::move(err));
+      return nullptr;
+    }
   }
   llvm::orc::SymbolLookupSet lookup;
   for (const auto& name : names) lookup.add(session->mangleAndIntern(name));
@@ -244,7 +347,10 @@ bool predicateLlvmIr(const ir::Program& program, const PredicateRef& ref, bool o
     return false;
   }
   llvm::LLVMContext context;
-  auto module = buildModule(program, layout, context, **machine, &ref, optimised, nullptr, error);
+  auto only = [&](const PredicateRef& r) {
+    return r.kind == ref.kind && r.index == ref.index && r.statement == ref.statement;
+  };
+  auto module = buildModule(program, layout, context, **machine, only, optimised, nullptr, error);
   if (!module) return false;
   llvm::raw_string_ostream os(*out);
   module->print(os, nullptr);

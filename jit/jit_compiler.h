@@ -26,6 +26,8 @@ struct JitReport {
   std::string cacheNote;  // a cache entry that could not be read or written, and why
   size_t predicates = 0;
   size_t objectBytes = 0;
+  size_t threads = 0;  // compiled in parallel on this many threads (0: nothing compiled)
+  // Wall-clock times; generate/optimise/codegen are those of the slowest thread.
   double generateMs = 0, optimiseMs = 0, codegenMs = 0, linkMs = 0, totalMs = 0;
 };
 
