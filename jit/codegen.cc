@@ -1,5 +1,6 @@
 #include "jit/codegen.h"
 
+#include <llvm/Analysis/InstSimplifyFolder.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
@@ -11,6 +12,7 @@
 #include <array>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 
 #include "runtime/instance.h"
 
@@ -41,7 +43,8 @@ bool isIntLike(Type t) {
 struct CV {
   Type type = Type::Null;
   llvm::Value* null = nullptr;  // i1: the value is missing
-  llvm::Value* i = nullptr;     // i64: Bool (0/1), Int, Time, Duration, State
+  llvm::Value* bit = nullptr;   // i1: Bool
+  llvm::Value* i = nullptr;     // i64: Int, Time, Duration, State (Bool: see intOf)
   llvm::Value* f = nullptr;     // double: Float
   llvm::Value* p = nullptr;     // i8*: String data, Instance
   llvm::Value* n = nullptr;     // i64: String size
@@ -50,7 +53,8 @@ struct CV {
 class Codegen {
  public:
   Codegen(const ir::Program& program, const DataLayout& layout, llvm::LLVMContext& context, llvm::Module& module)
-      : program_(program), layout_(layout), ctx_(context), module_(module), b_(context) {
+      : program_(program), layout_(layout), ctx_(context), module_(module),
+        b_(context, llvm::InstSimplifyFolder(module.getDataLayout())) {
     i1_ = llvm::Type::getInt1Ty(ctx_);
     i8_ = llvm::Type::getInt8Ty(ctx_);
     i32_ = llvm::Type::getInt32Ty(ctx_);
@@ -60,9 +64,12 @@ class Codegen {
     dummy_ = global(llvm::ConstantAggregateZero::get(llvm::ArrayType::get(i8_, layout_.instanceSize)), "attrib_none");
   }
 
-  void function(const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
+  llvm::Function* function(const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
     auto* type = llvm::FunctionType::get(i32_, {i8p_, i8p_}, false);
-    fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, predicateSymbol(ref), module_);
+    fn_ = llvm::Function::Create(type, llvm::Function::InternalLinkage, predicateSymbol(ref), module_);
+    // Optimised on its own (LLVM's passes stay linear in the function's size), inlined into the
+    // dispatcher afterwards (markPredicatesInlinable) so the back end sees one function.
+    fn_->addFnAttr(llvm::Attribute::NoInline);
     // Helpers never throw (jit/helpers.h), so neither do predicates: no unwind tables.
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     context_ = fn_->getArg(0);
@@ -77,8 +84,36 @@ class Codegen {
     bound_.fill(nullptr);
     preloaded_.fill(nullptr);
     bindings_ = bindings;
+    nonNull_.clear();
+    // What the runtime guarantees (runtime/compiled_predicates.h): a rule's bindings are all
+    // bound, and symptom and filter clauses always see their instance in slot 0. Outcomes'
+    // slot 0 (the root) may be empty.
+    boundSlots_ = ref.kind == PredicateRef::Kind::RuleWhere ? bindings
+                  : ref.kind == PredicateRef::Kind::OutcomeWhen ? 0 : 1;
     CV v = gen(e);
     b_.CreateRet(b_.CreateZExt(truth(v), i32_));
+    return fn_;
+  }
+
+  // `i32 name(i32 id, i8* ctx, i8* scratch)`: a switch over predicate ids, each case a call of
+  // the predicate. After optimisation the calls are inlined: the back end's cost is mostly per
+  // function, and one function per module compiles in about two thirds of the time.
+  void dispatcher(const std::string& name, const std::vector<std::pair<int32_t, llvm::Function*>>& cases) {
+    auto* type = llvm::FunctionType::get(i32_, {i32_, i8p_, i8p_}, false);
+    auto* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn);
+    auto* none = llvm::BasicBlock::Create(ctx_, "none", fn);
+    b_.SetInsertPoint(none);
+    b_.CreateRet(b_.getInt32(0));
+    b_.SetInsertPoint(entry);
+    llvm::SwitchInst* sw = b_.CreateSwitch(fn->getArg(0), none, static_cast<unsigned>(cases.size()));
+    for (const auto& [id, target] : cases) {
+      auto* bb = llvm::BasicBlock::Create(ctx_, target->getName(), fn);
+      b_.SetInsertPoint(bb);
+      b_.CreateRet(b_.CreateCall(target, {fn->getArg(1), fn->getArg(2)}));
+      sw->addCase(b_.getInt32(id), bb);
+    }
   }
 
  private:
@@ -104,7 +139,12 @@ class Codegen {
   }
 
   CV constString(const std::string& s) {
-    return {Type::String, b_.getFalse(), nullptr, nullptr, stringData(s), b_.getInt64(s.size())};
+    CV v;
+    v.type = Type::String;
+    v.null = b_.getFalse();
+    v.p = stringData(s);
+    v.n = b_.getInt64(s.size());
+    return v;
   }
 
   // A byte per symptom id: 1 when `member(id)`.
@@ -185,15 +225,24 @@ class Codegen {
       llvm::IRBuilder<> e(entry_->getTerminator());
       llvm::Value* at = e.CreateConstInBoundsGEP1_64(i8_, context_, layout_.contextSlots + 8ull * s);
       preloaded_[s] = e.CreateLoad(i8p_, e.CreateBitCast(at, i8p_->getPointerTo()), fmt::format("slot{}", s));
+      if (s < boundSlots_) nonNull_.insert(preloaded_[s]);
     }
     return preloaded_[s];
   }
 
-  llvm::Value* isNullPtr(llvm::Value* p) { return b_.CreateICmpEQ(p, llvm::ConstantPointerNull::get(i8p_)); }
+  // Instances known to be there (bound slots, aggregate and window iterations) need no null
+  // checks; knowing it early keeps the generated IR small.
+  llvm::Value* isNullPtr(llvm::Value* p) {
+    if (nonNull_.count(p)) return b_.getFalse();
+    return b_.CreateICmpEQ(p, llvm::ConstantPointerNull::get(i8p_));
+  }
 
   // Loads through a possibly null instance read a zeroed stand-in instead; the result is then
   // flagged null by the caller.
-  llvm::Value* safe(llvm::Value* inst) { return b_.CreateSelect(isNullPtr(inst), dummy_, inst); }
+  llvm::Value* safe(llvm::Value* inst) {
+    if (nonNull_.count(inst)) return inst;
+    return b_.CreateSelect(isNullPtr(inst), dummy_, inst);
+  }
 
   // ---- values
 
@@ -201,6 +250,7 @@ class Codegen {
     CV v;
     v.type = type;
     v.null = b_.getTrue();
+    v.bit = b_.getFalse();
     v.i = b_.getInt64(0);
     v.f = llvm::ConstantFP::get(f64_, 0.0);
     v.p = llvm::ConstantPointerNull::get(i8p_);
@@ -211,7 +261,8 @@ class Codegen {
   CV boolean(llvm::Value* bit, llvm::Value* null = nullptr) {
     CV v = nullOf(Type::Bool);
     v.null = null ? null : b_.getFalse();
-    v.i = b_.CreateZExt(bit, i64_);
+    v.bit = bit;
+    v.i = nullptr;  // widened only where an integer is needed (intOf)
     return v;
   }
 
@@ -245,7 +296,10 @@ class Codegen {
   }
 
   // What the interpreter reads from a Value of another type: zero, 0.0, "", no instance.
-  llvm::Value* intOf(const CV& v) { return isIntLike(v.type) ? v.i : b_.getInt64(0); }
+  llvm::Value* intOf(const CV& v) {
+    if (v.type == Type::Bool) return v.i ? v.i : b_.CreateZExt(v.bit, i64_);
+    return isIntLike(v.type) ? v.i : b_.getInt64(0);
+  }
   llvm::Value* doubleOf(const CV& v) {
     return v.type == Type::Float ? v.f : b_.CreateSIToFP(intOf(v), f64_);
   }
@@ -260,7 +314,7 @@ class Codegen {
   // A predicate's truth: a non-null true Bool.
   llvm::Value* truth(const CV& v) {
     if (v.type != Type::Bool) return b_.getFalse();
-    return b_.CreateAnd(b_.CreateNot(v.null), b_.CreateICmpNE(v.i, b_.getInt64(0)));
+    return b_.CreateAnd(b_.CreateNot(v.null), v.bit);
   }
 
   llvm::Value* any(llvm::Value* a, llvm::Value* b) { return b_.CreateOr(a, b); }
@@ -396,6 +450,7 @@ class Codegen {
       case Op::Not: {
         CV a = gen(e.operands[0]);
         if (a.type == Type::Null) return nullOf(Type::Bool);
+        if (a.type == Type::Bool) return boolean(b_.CreateNot(a.bit), a.null);
         return boolean(b_.CreateICmpEQ(intOf(a), b_.getInt64(0)), a.null);
       }
       case Op::And: case Op::Or: return logical(e);
@@ -421,7 +476,7 @@ class Codegen {
         CV hi = gen(e.operands[2]);
         CV a = compare(Op::Le, lo, v);
         CV b = compare(Op::Le, v, hi);
-        return boolean(b_.CreateAnd(b_.CreateTrunc(a.i, i1_), b_.CreateTrunc(b.i, i1_)), any(a.null, b.null));
+        return boolean(b_.CreateAnd(a.bit, b.bit), any(a.null, b.null));
       }
       case Op::InNodes: {
         CV v = gen(e.operands[0]);
@@ -572,6 +627,7 @@ class Codegen {
       case Type::Null: return nullOf(Type::Null);
       case Type::Float: return real(llvm::ConstantFP::get(f64_, c.f), b_.getFalse());
       case Type::String: return constString(c.s);
+      case Type::Bool: return boolean(b_.getInt1(c.i != 0));
       default: return integer(c.type, b_.getInt64(c.i), b_.getFalse());
     }
   }
@@ -708,7 +764,7 @@ class Codegen {
     llvm::Value* resI = entryAlloca(i64_, "agg.i");
     llvm::Value* resP = entryAlloca(i8p_, "agg.p");
     auto store = [&](const CV& v) {
-      b_.CreateStore(v.i, resI);
+      b_.CreateStore(intOf(v), resI);
       b_.CreateStore(v.p, resP);
     };
     auto* merge = block("agg.end");
@@ -775,6 +831,7 @@ class Codegen {
     llvm::Value* idx = b_.CreateLoad(i32_, b_.CreateInBoundsGEP(i32_, listPtr, kv));
     llvm::Value* offset = b_.CreateMul(b_.CreateSExt(idx, i64_), b_.getInt64(layout_.instanceSize));
     llvm::Value* inst = b_.CreateInBoundsGEP(i8_, base, offset);
+    nonNull_.insert(inst);
     llvm::Value* keep = b_.CreateICmpEQ(load(i8_, inst, layout_.filtered), b_.getInt8(0));
     if (e.sameKey) keep = b_.CreateAnd(keep, truth(compare(Op::Eq, field(inst, e.field), refKey)));
     if (e.hasWhere) {
@@ -783,6 +840,7 @@ class Codegen {
       b_.SetInsertPoint(where);
       llvm::Value* saved = bound_[e.slot];
       bound_[e.slot] = inst;
+      nonNull_.insert(inst);
       keep = truth(gen(e.operands[0]));
       bound_[e.slot] = saved;
     }
@@ -906,8 +964,10 @@ class Codegen {
     b_.SetInsertPoint(body);
     b_.CreateStore(b_.CreateAdd(iv, b_.getInt64(1)), i);
     llvm::Value* inst = sample(iv);
+    nonNull_.insert(inst);
     llvm::Value* saved = bound_[0];
     bound_[0] = inst;
+    nonNull_.insert(inst);
     CV v = gen(e.operands[0]);
     bound_[0] = saved;
     if (v.type == Type::Float || v.type == Type::Int) {
@@ -1027,7 +1087,7 @@ class Codegen {
           case Type::String: return a;
           case Type::Bool: {
             CV t = constString("true"), f = constString("false");
-            llvm::Value* yes = b_.CreateICmpNE(a.i, b_.getInt64(0));
+            llvm::Value* yes = a.bit;
             return string(b_.CreateSelect(yes, t.p, f.p), b_.CreateSelect(yes, t.n, f.n), a.null);
           }
           case Type::Int: case Type::Float: case Type::Duration: case Type::Time: case Type::State: {
@@ -1084,7 +1144,8 @@ class Codegen {
   const DataLayout& layout_;
   llvm::LLVMContext& ctx_;
   llvm::Module& module_;
-  llvm::IRBuilder<> b_;
+  // Simplifies as it builds (`and true, x` is x, ...): less IR for the optimiser to chew on.
+  llvm::IRBuilder<llvm::InstSimplifyFolder> b_;
   llvm::Type *i1_, *i8_, *i32_, *i64_, *f64_;
   llvm::PointerType* i8p_;
   llvm::Value* dummy_ = nullptr;
@@ -1102,19 +1163,36 @@ class Codegen {
   std::array<llvm::Value*, ir::kMaxSlots> bound_{};
   std::array<llvm::Value*, ir::kMaxSlots> preloaded_{};
   int32_t bindings_ = 0;
+  int32_t boundSlots_ = 0;
+  std::set<llvm::Value*> nonNull_;
 };
 
 }  // namespace
 
 std::unique_ptr<llvm::Module> generateModule(const ir::Program& program, const DataLayout& layout,
-                                             llvm::LLVMContext& context,
+                                             llvm::LLVMContext& context, const llvm::DataLayout& target,
+                                             const std::string& dispatchName,
                                              const std::function<bool(const PredicateRef&)>& include) {
   auto module = std::make_unique<llvm::Module>("attrib_predicates", context);
+  module->setDataLayout(target);
   Codegen codegen(program, layout, context, *module);
+  std::vector<std::pair<int32_t, llvm::Function*>> cases;
+  int32_t id = 0;
   forEachPredicate(program, [&](const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
-    if (!include || include(ref)) codegen.function(ref, e, bindings);
+    if (!include || include(ref)) cases.push_back({id, codegen.function(ref, e, bindings)});
+    ++id;
   });
+  codegen.dispatcher(dispatchName, cases);
   return module;
+}
+
+void markPredicatesInlinable(llvm::Module& module) {
+  for (auto& f : module) {
+    if (f.hasInternalLinkage() && f.hasFnAttribute(llvm::Attribute::NoInline)) {
+      f.removeFnAttr(llvm::Attribute::NoInline);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+  }
 }
 
 size_t predicateCost(const ir::Expr& e) {

@@ -1,5 +1,7 @@
-// Predicate IR (ir/ir.h) -> LLVM IR. One function per where/when clause of a program, named by
-// predicateSymbol(), with the signature of runtime::PredicateFn. The functions implement the
+// Predicate IR (ir/ir.h) -> LLVM IR. Each where/when clause of a program has an id, its position
+// in forEachPredicate's order; a module holds one dispatch function with the signature of
+// runtime::PredicateFn that evaluates the predicate with the id it is given (0 for ids the
+// module does not hold). The predicates' code implements the
 // interpreter's semantics exactly (ir/ir.h, "Semantics"); values are unboxed SSA values with a
 // separate null flag, aggregates and metric windows are loops over the runtime's own arrays.
 //
@@ -15,9 +17,11 @@
 #include "jit/data_layout.h"
 
 namespace llvm {
+class DataLayout;
 class LLVMContext;
 class Module;
 }  // namespace llvm
+
 
 namespace attrib::jit {
 
@@ -30,6 +34,10 @@ struct PredicateRef {
 };
 
 std::string predicateSymbol(const PredicateRef& ref);
+
+// After optimisation: lets the always-inliner put every predicate into its module's dispatcher
+// (see generateModule).
+void markPredicatesInlinable(llvm::Module& module);
 
 // Calls `visit(ref, expr, bindings)` for every clause the program has, in a fixed order.
 // `bindings` is the number of rule bindings the clause sees (0 outside rules).
@@ -54,10 +62,11 @@ void forEachPredicate(const ir::Program& program, Visit&& visit) {
   }
 }
 
-// A module with one function per predicate of `program` for which `include` holds (all of
-// them when `include` is empty).
+// A module whose dispatch function, named `dispatchName`, evaluates the predicates of
+// `program` for which `include` holds (all of them when `include` is empty).
 std::unique_ptr<llvm::Module> generateModule(const ir::Program& program, const DataLayout& layout,
-                                             llvm::LLVMContext& context,
+                                             llvm::LLVMContext& context, const llvm::DataLayout& target,
+                                             const std::string& dispatchName,
                                              const std::function<bool(const PredicateRef&)>& include = {});
 
 // A rough measure of the code a predicate becomes, to balance parallel compilation.

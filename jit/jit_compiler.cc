@@ -10,6 +10,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -91,6 +92,10 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine) {
   passes.registerLoopAnalyses(lam);
   passes.crossRegisterProxies(lam, fam, cgam, mam);
   passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, mam);
+  markPredicatesInlinable(module);
+  llvm::ModulePassManager inliner;
+  inliner.addPass(llvm::AlwaysInlinerPass());
+  inliner.run(module, mam);
 }
 
 std::string hex(std::string_view raw) {
@@ -106,11 +111,11 @@ struct PhaseTimes {
 
 std::unique_ptr<llvm::Module> buildModule(const ir::Program& program, const DataLayout& layout,
                                           llvm::LLVMContext& context, llvm::TargetMachine& machine,
+                                          const std::string& dispatchName,
                                           const std::function<bool(const PredicateRef&)>& include, bool optimised,
                                           PhaseTimes* times, std::string* error) {
   auto started = Clock::now();
-  auto module = generateModule(program, layout, context, include);
-  module->setDataLayout(machine.createDataLayout());
+  auto module = generateModule(program, layout, context, machine.createDataLayout(), dispatchName, include);
   module->setTargetTriple(machine.getTargetTriple().str());
   std::string problems;
   llvm::raw_string_ostream os(problems);
@@ -130,15 +135,15 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Program& program, const Data
 // One object file holding the predicates for which `include` holds. Runs on any thread: it
 // owns its LLVM context and target machine.
 bool compileObject(const ir::Program& program, const DataLayout& layout, llvm::orc::JITTargetMachineBuilder builder,
-                   const std::function<bool(const PredicateRef&)>& include, std::string* object, PhaseTimes* times,
-                   std::string* error) {
+                   const std::string& dispatchName, const std::function<bool(const PredicateRef&)>& include,
+                   std::string* object, PhaseTimes* times, std::string* error) {
   auto machine = builder.createTargetMachine();
   if (!machine) {
     *error = "LLVM cannot create a target machine: " + describe(machine.takeError());
     return false;
   }
   llvm::LLVMContext context;
-  auto module = buildModule(program, layout, context, **machine, include, true, times, error);
+  auto module = buildModule(program, layout, context, **machine, dispatchName, include, true, times, error);
   if (!module) return false;
   auto started = Clock::now();
   // The IR is already optimised at O2; fast instruction selection halves the back end's time
@@ -154,6 +159,8 @@ bool compileObject(const ir::Program& program, const DataLayout& layout, llvm::o
   times->codegenMs = msSince(started);
   return true;
 }
+
+std::string dispatchSymbol(size_t part) { return fmt::format("attrib_dispatch_{}", part); }
 
 // Several object files in one cache entry: a count, then each object's size and bytes.
 std::string packObjects(const std::vector<std::string>& objects) {
@@ -247,8 +254,11 @@ std::shared_ptr<const runtime::CompiledPredicates> compilePredicates(const ir::P
       std::map<std::string, int> ordinalOf;
       int ordinal = 0;
       forEachPredicate(program, [&](const PredicateRef& ref, const ir::Expr&, int32_t) { ordinalOf[predicateSymbol(ref)] = ordinal++; });
-      auto include = [&](const PredicateRef& ref) { return group[ordinalOf.at(predicateSymbol(ref))] == static_cast<int>(part); };
-      ok[part] = compileObject(program, layout, host.builder, include, &objects[part], &times[part], &errors[part]);
+      auto include = [&](const PredicateRef& ref) {
+        return group[ordinalOf.at(predicateSymbol(ref))] == static_cast<int>(part);
+      };
+      ok[part] = compileObject(program, layout, host.builder, dispatchSymbol(part), include, &objects[part], &times[part],
+                               &errors[part]);
     };
     std::vector<std::thread> threads;
     for (size_t part = 1; part < parts; ++part) threads.emplace_back(work, part);
@@ -304,29 +314,36 @@ std::shared_ptr<const runtime::CompiledPredicates> compilePredicates(const ir::P
     }
   }
   llvm::orc::SymbolLookupSet lookup;
-  for (const auto& name : names) lookup.add(session->mangleAndIntern(name));
+  for (size_t part = 0; part < objects.size(); ++part) lookup.add(session->mangleAndIntern(dispatchSymbol(part)));
   auto found = session->getExecutionSession().lookup(llvm::orc::makeJITDylibSearchOrder(&dylib), std::move(lookup));
   if (!found) {
     *error = "LLVM cannot link the compiled predicates: " + describe(found.takeError());
     return nullptr;
   }
-  auto address = [&](const PredicateRef& ref) {
-    auto it = found->find(session->mangleAndIntern(predicateSymbol(ref)));
-    return reinterpret_cast<runtime::PredicateFn>(static_cast<uintptr_t>(it->second.getAddress()));
-  };
+  std::vector<runtime::PredicateFn> dispatchers;
+  for (size_t part = 0; part < objects.size(); ++part) {
+    auto it = found->find(session->mangleAndIntern(dispatchSymbol(part)));
+    dispatchers.push_back(reinterpret_cast<runtime::PredicateFn>(static_cast<uintptr_t>(it->second.getAddress())));
+  }
+  // Which object holds each predicate: the partition is recomputed, deterministically, from
+  // the program (a cached object was built from the same partition: the key covers it).
+  std::vector<int> group = partition(program, objects.size());
   auto out = std::make_shared<runtime::CompiledPredicates>();
-  out->symptomWhen.assign(program.symptoms.size(), nullptr);
+  out->symptomWhen.assign(program.symptoms.size(), {});
   out->filterWhere.resize(program.filters.size());
-  for (size_t f = 0; f < program.filters.size(); ++f) out->filterWhere[f].assign(program.filters[f].statements.size(), nullptr);
-  out->ruleWhere.assign(program.rules.size(), nullptr);
-  out->outcomeWhen.assign(program.outcomes.size(), nullptr);
+  for (size_t f = 0; f < program.filters.size(); ++f) out->filterWhere[f].assign(program.filters[f].statements.size(), {});
+  out->ruleWhere.assign(program.rules.size(), {});
+  out->outcomeWhen.assign(program.outcomes.size(), {});
+  int32_t id = 0;
   forEachPredicate(program, [&](const PredicateRef& ref, const ir::Expr&, int32_t) {
+    runtime::CompiledPredicate compiled{dispatchers[group[id]], id};
+    ++id;
     using K = PredicateRef::Kind;
     switch (ref.kind) {
-      case K::SymptomWhen: out->symptomWhen[ref.index] = address(ref); break;
-      case K::FilterWhere: out->filterWhere[ref.index][ref.statement] = address(ref); break;
-      case K::RuleWhere: out->ruleWhere[ref.index] = address(ref); break;
-      case K::OutcomeWhen: out->outcomeWhen[ref.index] = address(ref); break;
+      case K::SymptomWhen: out->symptomWhen[ref.index] = compiled; break;
+      case K::FilterWhere: out->filterWhere[ref.index][ref.statement] = compiled; break;
+      case K::RuleWhere: out->ruleWhere[ref.index] = compiled; break;
+      case K::OutcomeWhen: out->outcomeWhen[ref.index] = compiled; break;
     }
   });
   out->owner = session;
@@ -350,7 +367,7 @@ bool predicateLlvmIr(const ir::Program& program, const PredicateRef& ref, bool o
   auto only = [&](const PredicateRef& r) {
     return r.kind == ref.kind && r.index == ref.index && r.statement == ref.statement;
   };
-  auto module = buildModule(program, layout, context, **machine, only, optimised, nullptr, error);
+  auto module = buildModule(program, layout, context, **machine, "attrib_dispatch", only, optimised, nullptr, error);
   if (!module) return false;
   llvm::raw_string_ostream os(*out);
   module->print(os, nullptr);

@@ -71,12 +71,12 @@ class Run {
 
   // Every predicate goes through here: the compiled function when there is one, otherwise the
   // interpreter. `fn` is the compiled form of `e`.
-  bool holds(PredicateFn fn, const ir::Expr& e, EvalContext& ctx) {
+  bool holds(CompiledPredicate fn, const ir::Expr& e, EvalContext& ctx) {
     if (!fn) return interpreter_.test(e, ctx);
     scratch_.reset();
-    return fn(&ctx, &scratch_) != 0;
+    return fn(&ctx, &scratch_);
   }
-  PredicateFn symptomFn(size_t s) const { return compiled_ ? compiled_->symptomWhen[s] : nullptr; }
+  CompiledPredicate symptomFn(size_t s) const { return compiled_ ? compiled_->symptomWhen[s] : CompiledPredicate{}; }
 
   uint64_t nextSequence() { return (1ULL << 62) + sequence_++; }
 
@@ -184,7 +184,7 @@ class Run {
     const ir::Filter& filter = program_.filters[f];
     for (size_t stIndex = 0; stIndex < filter.statements.size(); ++stIndex) {
       const auto& st = filter.statements[stIndex];
-      PredicateFn fn = compiled_ ? compiled_->filterWhere[f][stIndex] : nullptr;
+      CompiledPredicate fn = compiled_ ? compiled_->filterWhere[f][stIndex] : CompiledPredicate{};
       const auto& set = program_.symptomSets[st.set];
       auto targeted = [&](const Instance& inst) {
         return !inst.filtered && std::binary_search(set.begin(), set.end(), inst.symptom);
@@ -277,7 +277,7 @@ class Run {
     }
     EvalContext ctx = context();
     ctx.bindings = static_cast<int32_t>(n);
-    PredicateFn fn = compiled_ ? compiled_->ruleWhere[r] : nullptr;
+    CompiledPredicate fn = compiled_ ? compiled_->ruleWhere[r] : CompiledPredicate{};
     std::vector<size_t> pos(n, 0);
     std::vector<int32_t> chosen(n, -1);
     uint64_t evaluations = 0;
@@ -373,7 +373,7 @@ class Run {
     for (size_t o = 0; o < program_.outcomes.size(); ++o) {
       for (auto& s : ctx.slots) s = nullptr;
       ctx.slots[0] = root >= 0 ? &instances_[root] : nullptr;
-      if (holds(compiled_ ? compiled_->outcomeWhen[o] : nullptr, program_.outcomes[o].when, ctx)) held.push_back(o);
+      if (holds(compiled_ ? compiled_->outcomeWhen[o] : CompiledPredicate{}, program_.outcomes[o].when, ctx)) held.push_back(o);
     }
     return held;
   }

@@ -6,6 +6,11 @@
 // and returns 1 when the predicate holds (null counts as false), 0 otherwise. It must give the
 // interpreter's answer on every input; the differential tests hold it to that.
 //
+// The runtime guarantees, and compiled code relies on it: a rule's where-clause is called with
+// every binding bound (ctx->slots[0 .. bindings) non-null), symptom and filter clauses with
+// their instance in slot 0, and window aggregates with ctx->series in time order. Only an
+// outcome's slot 0 (the root) may be null.
+//
 // Functions are reentrant: whatever one call needs beyond ctx (strings it builds, the sets of
 // `distinct`) lives in the PredicateScratch the caller passes, one per thread.
 #pragma once
@@ -31,20 +36,28 @@ struct PredicateScratch {
   std::vector<DistinctSet> distinct;  // a stack: `distinct` aggregates may nest
   size_t distinctDepth = 0;
   void reset() {
-    arena.clear();
+    if (!arena.empty()) arena.clear();
     distinctDepth = 0;
   }
 };
 
-using PredicateFn = int32_t (*)(EvalContext* ctx, PredicateScratch* scratch);
+// Compiled code evaluates predicates by id: fn(id, ctx, scratch).
+using PredicateFn = int32_t (*)(int32_t id, EvalContext* ctx, PredicateScratch* scratch);
 
-// The compiled predicates of one program; a null function means the clause is absent.
-// Immutable once built; `owner` keeps the code alive (the JIT session that holds it).
+struct CompiledPredicate {
+  PredicateFn fn = nullptr;  // null: the clause is absent (or not compiled)
+  int32_t id = 0;
+  explicit operator bool() const { return fn != nullptr; }
+  bool operator()(EvalContext* ctx, PredicateScratch* scratch) const { return fn(id, ctx, scratch) != 0; }
+};
+
+// The compiled predicates of one program. Immutable once built; `owner` keeps the code alive
+// (the JIT session that holds it).
 struct CompiledPredicates {
-  std::vector<PredicateFn> symptomWhen;              // by symptom id
-  std::vector<std::vector<PredicateFn>> filterWhere;  // by filter, then statement
-  std::vector<PredicateFn> ruleWhere;                 // by rule
-  std::vector<PredicateFn> outcomeWhen;               // by outcome
+  std::vector<CompiledPredicate> symptomWhen;              // by symptom id
+  std::vector<std::vector<CompiledPredicate>> filterWhere;  // by filter, then statement
+  std::vector<CompiledPredicate> ruleWhere;                 // by rule
+  std::vector<CompiledPredicate> outcomeWhen;               // by outcome
   std::shared_ptr<const void> owner;
 };
 
