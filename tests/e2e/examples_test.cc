@@ -292,6 +292,51 @@ TEST_P(ExampleTest, SameBytesEveryRunAndThreadCount) {
   EXPECT_EQ(run({"--format", "text", "--threads", "1"}), run({"--format", "text", "--threads", "2"}));
 }
 
+// The JIT (the default) and the interpreter (--no-jit) give the same verdict, byte for byte,
+// apart from saying which one ran.
+TEST_P(ExampleTest, JitAndInterpreterAgree) {
+  const Example& ex = GetParam();
+  const fs::path dir = exampleDir(ex.dir);
+  CliResult jit, interpreted;
+  json a = diagnose(dir, scratch_.path(), {}, &jit);
+  json b = diagnose(dir, scratch_.path(), {"--no-jit"}, &interpreted);
+  EXPECT_EQ(a["stats"]["evaluator"], "jit");
+  EXPECT_EQ(b["stats"]["evaluator"], "interpreter");
+  EXPECT_FALSE(a["stats"].contains("evaluator_note")) << a["stats"];
+  std::string jitOut = jit.out, interpretedOut = interpreted.out;
+  auto strip = [](std::string s, const std::string& evaluator) {
+    std::string field = "\"evaluator\": \"" + evaluator + "\"";
+    size_t at = s.find(field);
+    if (at != std::string::npos) s.erase(at, field.size());
+    return s;
+  };
+  EXPECT_EQ(strip(jitOut, "jit"), strip(interpretedOut, "interpreter"));
+}
+
+// --jit-cache DIR keeps the compiled predicates there (one entry per rule set and machine);
+// --no-jit-cache and --no-jit write nothing.
+TEST_P(ExampleTest, JitCacheDirectory) {
+  const Example& ex = GetParam();
+  const fs::path dir = exampleDir(ex.dir);
+  const fs::path cache = scratch_.path() / "jit-cache";
+  auto count = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(cache, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) ++n;
+    return n;
+  };
+  diagnose(dir, scratch_.path(), {"--no-jit", "--jit-cache", cache.string()});
+  EXPECT_EQ(count(), 0u);
+  diagnose(dir, scratch_.path(), {"--no-jit-cache", "--jit-cache", cache.string()});
+  EXPECT_EQ(count(), 0u);
+  json cold = diagnose(dir, scratch_.path(), {"--jit-cache", cache.string()});
+  EXPECT_EQ(count(), 1u);
+  json warm = diagnose(dir, scratch_.path(), {"--jit-cache", cache.string()});
+  EXPECT_EQ(count(), 1u);
+  EXPECT_EQ(cold, warm);
+  EXPECT_EQ(warm["stats"]["evaluator"], "jit");
+}
+
 // The text summary names the outcome, the root cause with its file and line, and the action.
 TEST_P(ExampleTest, TextSummary) {
   const Example& ex = GetParam();

@@ -242,4 +242,65 @@ TEST_F(AttribcCli, StdlibRulesAreClean) {
   EXPECT_EQ(r.exit, 0) << r.err;
 }
 
+TEST_F(AttribcCli, ExplainPrintsPredicateIrAndLlvmIr) {
+  const std::string stdlib = std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules";
+  Outcome ir = run({"explain", stdlib, "--ir", "hot_before_fall_off"});
+  ASSERT_EQ(ir.exit, 0) << ir.err;
+  EXPECT_NE(ir.out.find("; rule gpu.dcgm.hot_before_fall_off (where, 2 bindings)"), std::string::npos) << ir.out;
+  EXPECT_NE(ir.out.find("(same node:bool)"), std::string::npos) << ir.out;
+  Outcome llvm = run({"explain", stdlib, "--llvm", "gpu.dcgm.hot_before_fall_off"});
+  ASSERT_EQ(llvm.exit, 0) << llvm.err;
+  EXPECT_NE(llvm.out.find("O2-optimised LLVM IR"), std::string::npos);
+  EXPECT_NE(llvm.out.find("define i32 @attrib_dispatch"), std::string::npos) << llvm.out.substr(0, 2000);
+  Outcome raw = run({"explain", stdlib, "--llvm", "hot_before_fall_off", "--unoptimised"});
+  ASSERT_EQ(raw.exit, 0) << raw.err;
+  EXPECT_NE(raw.out.find("generated LLVM IR"), std::string::npos);
+  EXPECT_GT(raw.out.size(), llvm.out.size());
+  // A filter has one clause per statement with a where; a symptom its when.
+  Outcome symptom = run({"explain", stdlib, "--ir", "gpu.dcgm.gpu_hot"});
+  ASSERT_EQ(symptom.exit, 0) << symptom.err;
+  EXPECT_NE(symptom.out.find("window-avg"), std::string::npos) << symptom.out;
+}
+
+TEST_F(AttribcCli, ExplainSaysWhatIsWrongWithTheName) {
+  const std::string stdlib = std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules";
+  Outcome none = run({"explain", stdlib});
+  EXPECT_EQ(none.exit, 2);
+  EXPECT_NE(none.err.find("--ir NAME, --llvm NAME"), std::string::npos) << none.err;
+  Outcome unknown = run({"explain", stdlib, "--ir", "no_such_rule"});
+  EXPECT_EQ(unknown.exit, 2);
+  EXPECT_NE(unknown.err.find("attribc: error: no rule, outcome, symptom or filter named 'no_such_rule'"),
+            std::string::npos) << unknown.err;
+  fs::path rules = write("two.attr", R"(package p.a
+symptom s "S" {
+  on log
+  match /s (?P<n>\d+)/
+  when int(n) > 1
+  family unknown
+  severity error
+  blame node
+}
+)");
+  write("three.attr", R"(package p.b
+symptom s "S" {
+  on log
+  match /t (?P<n>\d+)/
+  when int(n) > 2
+  family unknown
+  severity error
+  blame node
+}
+)");
+  Outcome ambiguous = run({"explain", dir_.string(), "--ir", "s"});
+  EXPECT_EQ(ambiguous.exit, 2);
+  EXPECT_NE(ambiguous.err.find("'s' names 2 declarations (symptom p.a.s, symptom p.b.s)"), std::string::npos)
+      << ambiguous.err;
+  Outcome qualified = run({"explain", dir_.string(), "--ir", "p.b.s"});
+  EXPECT_EQ(qualified.exit, 0) << qualified.err;
+  EXPECT_NE(qualified.out.find("2:int"), std::string::npos) << qualified.out;
+  Outcome broken = run({"explain", write("broken.attr", "symptom {").string(), "--ir", "x"});
+  EXPECT_EQ(broken.exit, 1);
+  EXPECT_NE(broken.err.find("nothing was explained"), std::string::npos) << broken.err;
+}
+
 }  // namespace

@@ -47,7 +47,16 @@ struct DocOptions {
   ColorMode color = ColorMode::Auto;
 };
 
+struct ExplainOptions {
+  std::vector<std::string> paths;
+  std::string ir;    // print the predicate IR of this declaration
+  std::string llvm;  // print the LLVM IR of this declaration
+  bool unoptimised = false;
+  ColorMode color = ColorMode::Auto;
+};
+
 int runCheck(const CheckOptions& options);
+int runExplain(const ExplainOptions& options);
 int runDoc(const DocOptions& options);
 int runTest(const TestOptions& options);
 int runBuild(const BuildOptions& options);

@@ -62,6 +62,16 @@ int main(int argc, char** argv) {
   docCmd->add_option("paths", doc.paths, "Rule files, or directories searched recursively for *.attr")->required();
   docCmd->add_option("--title", doc.title, "The catalogue's title")->capture_default_str();
 
+  attrib::tools::ExplainOptions explain;
+  CLI::App* explainCmd =
+      app.add_subcommand("explain", "Print what a rule's predicates compile to: predicate IR or the JIT's LLVM IR");
+  explainCmd->add_option("paths", explain.paths, "Rule files, or directories searched recursively for *.attr")->required();
+  explainCmd->add_option("--ir", explain.ir, "Print the predicate IR of this rule, outcome, symptom or filter");
+  explainCmd->add_option("--llvm", explain.llvm, "Print the LLVM IR (optimised at O2) the JIT runs for it");
+  explainCmd->add_flag("--unoptimised", explain.unoptimised, "With --llvm: the IR as generated, before optimisation");
+  explainCmd->add_option("--color", explain.color, "Colour diagnostics: auto, always, never")
+      ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
+
   CLI::App* helpCmd = app.add_subcommand("help", "Show this help, or a command's help: attribc help COMMAND");
   std::string helpTopic;
   helpCmd->add_option("command", helpTopic, "The command to explain");
@@ -73,12 +83,13 @@ int main(int argc, char** argv) {
   if (*buildCmd) return attrib::tools::runBuild(build);
   if (*testCmd) return attrib::tools::runTest(test);
   if (*docCmd) return attrib::tools::runDoc(doc);
+  if (*explainCmd) return attrib::tools::runExplain(explain);
   if (*helpCmd && !helpTopic.empty()) {
     CLI::App* sub = nullptr;
     try {
       sub = app.get_subcommand(helpTopic);
     } catch (const CLI::OptionNotFound&) {
-      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, doc, help", helpTopic));
+      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, doc, explain, help", helpTopic));
       return attrib::tools::kExitUsage;
     }
     fmt::print("{}", sub->help());
