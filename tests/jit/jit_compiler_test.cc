@@ -92,6 +92,21 @@ TEST(JitVerdicts, EveryExampleAndScenarioIsByteIdenticalWithAndWithoutTheJit) {
   }
 }
 
+// When the JIT cannot run, the engine interprets and every verdict says so, and why.
+TEST(JitVerdicts, AFallbackToTheInterpreterIsReportedInTheVerdict) {
+  std::string error;
+  auto engine = runtime::Engine::create(stdlib(), &error, nullptr,
+                                        {"jit", "the JIT is unavailable: LLVM cannot target this machine"});
+  ASSERT_TRUE(engine) << error;
+  EXPECT_EQ(engine->evaluator().name, "interpreter") << "no compiled predicates: nothing else can run";
+  runtime::Verdict v = engine->diagnose(evidenceOf(fs::path(ATTRIB_SOURCE_DIR) / "examples" / "host-oom"));
+  EXPECT_EQ(v.stats.evaluator, "interpreter");
+  std::string json = runtime::toJson(v);
+  EXPECT_NE(json.find("\"evaluator_note\": \"the JIT is unavailable: LLVM cannot target this machine\""),
+            std::string::npos)
+      << json;
+}
+
 class JitCache : public ::testing::Test {
  protected:
   void SetUp() override {
