@@ -16,6 +16,8 @@ packages=(
   libgtest-dev libgmock-dev libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
   # test and benchmark helpers (bench/run: GNU time for peak RSS, ripgrep as a baseline)
   python3 sqlite3 time ripgrep
+  # a real single-host Slurm cluster for the connector tests (tests/slurm/cluster.sh)
+  munge slurmctld slurmd slurm-client
 )
 
 missing=()
@@ -38,5 +40,15 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# Packages with daemons (munge, slurmctld, slurmd) must not start them: the tests run their own.
+# A policy-rc.d that refuses service starts does that; ours is removed again afterwards.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+  $sudo chmod +x "$policy"
+  own_policy=1
+fi
+trap '[ "$own_policy" = 1 ] && $sudo rm -f "$policy"' EXIT
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
