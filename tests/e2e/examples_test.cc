@@ -337,6 +337,37 @@ TEST_P(ExampleTest, JitCacheDirectory) {
   EXPECT_EQ(warm["stats"]["evaluator"], "jit");
 }
 
+// --sink: the verdict to stdout (as JSON lines here) and into SQLite, in one run; running again
+// replaces the stored verdict instead of adding one. A bad sink fails before any work.
+TEST_P(ExampleTest, SinksToStdoutAndSqlite) {
+  const Example& ex = GetParam();
+  const fs::path db = scratch_.path() / "verdicts.db";
+  for (int run = 0; run < 2; ++run) {
+    CliResult r = runAttrib({"diagnose", "--no-timings", "--sink", "stdout:jsonl", "--sink", "sqlite:" + db.string(),
+                             exampleDir(ex.dir).string()},
+                            scratch_.path());
+    ASSERT_EQ(r.exit, 0) << r.err;
+    ASSERT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "one JSON line";
+    json v = json::parse(r.out);
+    EXPECT_EQ(v["workload"]["id"], ex.workloadId);
+  }
+  CliResult q = runAttrib({"diagnose", "--sink", "sqlite:" + (scratch_.path() / "no" / "dir.db").string(),
+                           exampleDir(ex.dir).string()},
+                          scratch_.path());
+  EXPECT_EQ(q.exit, 1);
+  EXPECT_NE(q.err.find("attrib: error: cannot open the SQLite database"), std::string::npos) << q.err;
+  EXPECT_TRUE(q.out.empty());
+  CliResult bad = runAttrib({"diagnose", "--sink", "kafka:topic", exampleDir(ex.dir).string()}, scratch_.path());
+  EXPECT_EQ(bad.exit, 1);
+  EXPECT_NE(bad.err.find("a sink is stdout, stdout:FORMAT or sqlite:PATH"), std::string::npos) << bad.err;
+  ASSERT_TRUE(fs::exists(db));
+  // Read it back with the sqlite3 shell, as a dashboard would.
+  std::string cmd = "sqlite3 " + quote(db.string()) + " 'SELECT count(*), min(workload_id) FROM verdicts' > " +
+                    quote((scratch_.path() / "count.txt").string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(slurp(scratch_.path() / "count.txt"), "1|" + ex.workloadId + "\n");
+}
+
 // The text summary names the outcome, the root cause with its file and line, and the action.
 TEST_P(ExampleTest, TextSummary) {
   const Example& ex = GetParam();

@@ -4,12 +4,16 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <memory>
+#include <vector>
 
 #include "attrib_version.h"
 #include "tools/cli_parse.h"
 #include "connectors/local/workload_dir.h"
 #include "runtime/verdict.h"
 #include "jit/jit_compiler.h"
+#include "sinks/sqlite_sink.h"
+#include "sinks/stream_sink.h"
 #include "tools/attrib/rule_set.h"
 
 namespace {
@@ -29,10 +33,44 @@ struct DiagnoseOptions {
   bool noJitCache = false;
   unsigned threads = 0;
   bool timings = true;
+  std::vector<std::string> sinks;  // stdout[:json|jsonl|text], sqlite:PATH
 };
+
+// The sinks named on the command line (default: stdout in --format), opened before any work
+// so that a bad sink fails fast. nullptr-free; empty with `error` on a bad spec.
+std::vector<std::unique_ptr<attrib::sinks::Sink>> openSinks(const DiagnoseOptions& options, std::string* error) {
+  std::vector<std::unique_ptr<attrib::sinks::Sink>> out;
+  attrib::runtime::RenderOptions render;
+  render.timings = options.timings;
+  std::vector<std::string> specs = options.sinks.empty() ? std::vector<std::string>{"stdout"} : options.sinks;
+  for (const auto& spec : specs) {
+    if (spec == "stdout" || spec.rfind("stdout:", 0) == 0) {
+      std::string format = spec == "stdout" ? options.format : spec.substr(7);
+      attrib::sinks::StreamFormat f;
+      if (!attrib::sinks::streamFormatFromName(format, &f)) {
+        *error = fmt::format("--sink {}: the stdout formats are json, jsonl and text", spec);
+        return {};
+      }
+      out.push_back(std::make_unique<attrib::sinks::StreamSink>(stdout, f, render));
+    } else if (spec.rfind("sqlite:", 0) == 0 && spec.size() > 7) {
+      auto sink = attrib::sinks::SqliteSink::open(spec.substr(7), error);
+      if (!sink) return {};
+      out.push_back(std::move(sink));
+    } else {
+      *error = fmt::format("--sink {}: a sink is stdout, stdout:FORMAT or sqlite:PATH", spec);
+      return {};
+    }
+  }
+  return out;
+}
 
 int runDiagnose(const DiagnoseOptions& options) {
   std::string error;
+  auto sinks = openSinks(options, &error);
+  if (sinks.empty()) {
+    printError(error);
+    return kExitError;
+  }
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = options.noJitCache ? "" : options.jitCache;
@@ -54,15 +92,14 @@ int runDiagnose(const DiagnoseOptions& options) {
   attrib::runtime::DiagnoseOptions diagnose;
   diagnose.scan.threads = options.threads;
   attrib::runtime::Verdict verdict = engine->diagnose(std::move(evidence), diagnose);
-  if (options.format == "text") {
-    fmt::print("{}", attrib::runtime::toText(verdict));
-  } else {
-    attrib::runtime::RenderOptions render;
-    render.timings = options.timings;
-    fmt::print("{}", attrib::runtime::toJson(verdict, render));
+  int status = kExitOk;
+  for (auto& sink : sinks) {
+    if (!sink->write(verdict, &error)) {
+      printError(error);
+      status = kExitError;
+    }
   }
-  std::fflush(stdout);
-  return kExitOk;
+  return status;
 }
 
 }  // namespace
@@ -87,6 +124,9 @@ int main(int argc, char** argv) {
                           "Directory for compiled predicates (default: $ATTRIB_JIT_CACHE, else ~/.cache/attrib/jit)");
   diagnoseCmd->add_flag("--no-jit-cache", diagnose.noJitCache, "Compile predicates afresh and cache nothing");
   diagnoseCmd->add_option("--threads", diagnose.threads, "Threads for scanning logs (default: one per core)");
+  diagnoseCmd->add_option("--sink", diagnose.sinks,
+                          "Where the verdict goes, repeatable: stdout (in --format), stdout:json|jsonl|text, "
+                          "sqlite:PATH (docs/sinks.md); default stdout");
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
 
