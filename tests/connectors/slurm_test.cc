@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "connectors/process.h"
+#include "connectors/static/static_context.h"
 #include "connectors/slurm/hostlist.h"
 #include "connectors/slurm/sacct.h"
 #include "connectors/slurm/slurm_context.h"
@@ -200,6 +201,39 @@ TEST(Process, CapturesOutputEnvironmentAndCapsSize) {
   EXPECT_EQ(big.out.size(), 1000u);
   EXPECT_TRUE(big.truncated);
   EXPECT_EQ(big.exitCode, 0);
+}
+
+TEST(StaticContext, OneWorkloadFromAFileOrFlags) {
+  std::string path = ::testing::TempDir() + "/attrib-static-workload.json";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"id": "run-7", "state": "FAILED", "exit_code": 2, "nodes": ["n1", "n2"]})", f);
+    std::fclose(f);
+  }
+  runtime::ConnectorReport report;
+  auto fromFile = StaticContext::fromFile(path).discover(&report);
+  ASSERT_EQ(fromFile.size(), 1u) << report.reason;
+  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Ok);
+  EXPECT_EQ(fromFile[0].workload.id, "run-7");
+  EXPECT_EQ(fromFile[0].workload.scheduler, "static");
+  EXPECT_EQ(fromFile[0].workload.state, ir::State::Failed);
+  EXPECT_EQ(fromFile[0].workload.nodes, (std::vector<std::string>{"n1", "n2"}));
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"id": "run-7", "state": "EXPLODED"})", f);
+    std::fclose(f);
+  }
+  EXPECT_TRUE(StaticContext::fromFile(path).discover(&report).empty());
+  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_NE(report.reason.find("unknown state"), std::string::npos) << report.reason;
+  EXPECT_TRUE(StaticContext::fromFile(path + ".missing").discover(&report).empty());
+  EXPECT_NE(report.reason.find("cannot read"), std::string::npos) << report.reason;
+  std::remove(path.c_str());
+  runtime::Workload w;
+  w.id = "flags";
+  auto fromFlags = StaticContext::fromWorkload(w).discover(&report);
+  ASSERT_EQ(fromFlags.size(), 1u);
+  EXPECT_EQ(fromFlags[0].workload.id, "flags");
 }
 
 }  // namespace
