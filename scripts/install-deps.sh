@@ -18,6 +18,8 @@ packages=(
   python3 sqlite3 time ripgrep
   # a real single-host Slurm cluster for the connector tests (tests/slurm/cluster.sh)
   munge slurmctld slurmd slurm-client
+  # a real Prometheus for the metrics source's tests (promtool backfills their history)
+  prometheus
 )
 
 missing=()

@@ -56,6 +56,10 @@ Response get(const Request& request) {
   for (const auto& [k, v] : request.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
   char errors[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  if (!request.formBody.empty()) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.formBody.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.formBody.size()));
+  }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);

@@ -20,6 +20,7 @@ struct TlsOptions {
 
 struct Request {
   std::string url;
+  std::string formBody;  // non-empty: POST it as application/x-www-form-urlencoded
   std::vector<std::pair<std::string, std::string>> headers;
   std::chrono::milliseconds timeout{30'000};
   size_t maxBody = 64u << 20;
@@ -35,6 +36,7 @@ struct Response {
   std::string error;       // why no response arrived (connection refused, timeout, TLS, ...)
 };
 
+// GET, or POST when the request has a form body.
 Response get(const Request& request);
 
 // application/x-www-form-urlencoded value encoding, for query parameters.
