@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine: install packages, build, run every
-# ctest test (unit, CLI, rule library, end to end), run the unit, CLI and end-to-end tests again
-# under AddressSanitizer and UndefinedBehaviorSanitizer, then fuzz the rule compiler and the
+# ctest test (unit, CLI, rule library, end to end, and the connectors against a real Slurm, a real
+# Prometheus and stub Loki/Kubernetes servers), run the unit, CLI, end-to-end and stub-server tests
+# again under AddressSanitizer and UndefinedBehaviorSanitizer, then fuzz the rule compiler and the
 # bundle loader for a bounded time.
 # Usage: scripts/test.sh   (ATTRIB_SANITIZE=0 skips the sanitizer stage, ATTRIB_FUZZ_SECONDS=0 fuzzing)
 set -euo pipefail
@@ -18,7 +19,7 @@ if [ "${ATTRIB_SANITIZE:-1}" != 0 ]; then
   # The two slowest inputs (10 MB lines, 64 KiB of random bytes) run in the plain build only;
   # the ANTLR runtime is not instrumented, so container-overflow checks would misfire.
   (cd build-asan && ASAN_OPTIONS=detect_container_overflow=0 \
-     ctest --output-on-failure -j "$jobs" -L 'unit|cli|e2e' -E 'TenMegabyteSingleLine|BinaryGarbage')
+     ctest --output-on-failure -j "$jobs" -L 'unit|cli|e2e|loki|k8s' -E 'TenMegabyteSingleLine|BinaryGarbage')
 fi
 
 fuzz_seconds=${ATTRIB_FUZZ_SECONDS:-60}
