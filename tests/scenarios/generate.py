@@ -53,8 +53,9 @@ PARTITIONS = ["h100", "a100", "gpu", "batch-gpu"]
 class Scenario:
     """One workload: a torchrun job of n nodes x 8 ranks with the ordinary noise of a training run."""
 
-    def __init__(self, name, seed, n_nodes, timeout_ms=600000, nccl_debug=None):
+    def __init__(self, name, seed, n_nodes, timeout_ms=600000, nccl_debug=None, k8s=False):
         self.name = name
+        self.k8s = k8s  # a PyTorchJob under Kueue: container logs and Kubernetes events instead of srun and slurmd
         self.rng = rng = random.Random(seed)
         naming = NAMINGS[rng.randrange(len(NAMINGS))]
         first = rng.randrange(1, 200)
@@ -80,6 +81,7 @@ class Scenario:
         self.extra_files = {}
         self.rotated = {}  # node -> time logrotate rotated its syslog (earlier lines in syslog.log.1)
         self.dmesg = {}  # node -> Log of `dmesg -T` output, for nodes whose kernel lines are collected that way
+        self.events = {}  # node -> Log of Kubernetes events (k8s scenarios)
         self.nccl_debug = rng.random() < 0.2  # NCCL_DEBUG=INFO: every rank prints its start-up lines
         if nccl_debug is not None:
             self.nccl_debug = nccl_debug
@@ -93,9 +95,10 @@ class Scenario:
         app0 = self.app[self.batch]
         app0.record(self.start + secs(1.1), "MASTER_ADDR=%s MASTER_PORT=29500 NNODES=%d GPUS_PER_NODE=8"
                     % (self.batch, len(self.nodes)))
-        app0.record(self.start + secs(1.1), "+ srun --cpu-bind=none torchrun --nnodes %d --nproc-per-node 8 "
+        app0.record(self.start + secs(1.1), "+ %storchrun --nnodes %d --nproc-per-node 8 "
                     "--rdzv-backend c10d --rdzv-endpoint %s:29500 --rdzv-id %d %s --config configs/%s.yaml"
-                    % (len(self.nodes), self.batch, job.job_id, self.script, self.model))
+                    % ("" if self.k8s else "srun --cpu-bind=none ", len(self.nodes),
+                       self.pod(self.batch) if self.k8s else self.batch, job.job_id, self.script, self.model))
         for node in self.nodes:
             app = self.app[node]
             G.torchrun_banner(app, self.launch + secs(rng.uniform(0.0, 0.3)))
@@ -122,6 +125,52 @@ class Scenario:
         if rng.random() < 0.5:  # about half the jobs saved a checkpoint before the fault
             for node in self.nodes:
                 G.checkpoints(self.app[node], job, node, rng, saves[:1], self.model)
+
+    def pod(self, node):
+        return "%s-%d-worker-%d" % (self.model, self.job.job_id, self.nodes.index(node))
+
+    def event(self, node, when, kind, obj, reason, message):
+        """A Kubernetes event as the site's event exporter stores it, on the node the object belongs to."""
+        log = self.events.setdefault(node, G.AppLog())
+        log.record(when, "type=%s object=%s reason=%s message=\"%s\"" % (kind, obj, reason,
+                                                                       message.replace('"', '\\"')))
+
+    def k8s_finish(self, end, state, exit_code, syslog=True):
+        """The end of a PyTorchJob: the pods' start-up events, node syslog (when the site collects it), container
+        logs and the events."""
+        rng, job = self.rng, self.job
+        ns = "ml-%s" % self.user
+        wl = "pytorchjob-%s-%d-%05x" % (self.model, job.job_id, rng.randrange(16**5))
+        b = self.batch
+        self.event(b, self.start, "Normal", "workload/" + wl, "QuotaReserved", "Quota reserved in ClusterQueue "
+                   "cq-%s, wait time since queued was %ds" % (self.partition, rng.randrange(1, 900)))
+        self.event(b, self.start + secs(0.01), "Normal", "workload/" + wl, "Admitted", "Admitted by ClusterQueue "
+                   "cq-%s, wait time since reservation was 0s" % self.partition)
+        for node in self.nodes:
+            w = self.start + secs(rng.uniform(0.5, 1.5))
+            pod = "pod/" + self.pod(node)
+            self.event(node, w, "Normal", pod, "Scheduled", "Successfully assigned %s/%s to %s"
+                       % (ns, self.pod(node), node))
+            self.event(node, w + secs(0.8), "Normal", pod, "Pulled",
+                       "Container image \"nvcr.io/nvidia/pytorch:24.05-py3\" already present on machine")
+            self.event(node, w + secs(0.9), "Normal", pod, "Created", "Created container pytorch")
+            self.event(node, w + secs(1.2), "Normal", pod, "Started", "Started container pytorch")
+            if syslog:
+                G.syslog_noise(self.sys[node], rng, self.start, self.stopped.get(node, end))
+        fields = {"id": "kueue/%s/%s" % (ns, wl), "scheduler": "kueue", "name": "%s-%d" % (self.model, job.job_id),
+                  "user": self.user, "partition": "cq-" + self.partition, "state": state, "exit_code": exit_code,
+                  "start": self.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  "end": (end + secs(2)).strftime("%Y-%m-%dT%H:%M:%SZ"), "nodes": self.nodes,
+                  "ranks_per_node": GPUS_PER_NODE, "ranks": job.world}
+        self.state = state
+        files = {"workload.json": G.workload_json(fields)}
+        for node in self.nodes:
+            files["logs/%s/container.log" % node] = self.app[node]
+            if syslog:
+                files["logs/%s/syslog.log" % node] = self.sys[node]
+            if node in self.events:
+                files["logs/%s/k8s_events.log" % node] = self.events[node]
+        return files
 
     def finish(self, end, state, exit_code, reason, extra_noise=None):
         rng, job = self.rng, self.job
@@ -788,6 +837,240 @@ def noise_scenario(name, seed, n, kind):
     return files, truth("unknown", "unknown", None)
 
 
+# ---- host kernel faults
+
+def host_kernel_scenario(name, seed, n, kind):
+    """kind: mce_panic (a fatal machine check panics one node; the console lines reach the syslog server through
+    netconsole, the node's logs stop and Slurm reports the node failure five minutes later); soft_lockup (CPUs of
+    one node lock up in the kernel, a rank there hangs, every other rank times out in NCCL)."""
+    sc = Scenario(name, seed, n)
+    rng, job = sc.rng, sc.job
+    at = fault_time(sc)
+    sc.run_until(at)
+    bad = rng.choice(sc.nodes[1:])
+    k = lambda dt_s, text: sc.kernel(bad, at + secs(dt_s), text)
+    if kind == "mce_panic":
+        cpu, bank = rng.randrange(112), rng.choice([7, 8, 13, 14])
+        k(0, "mce: [Hardware Error]: CPU %d: Machine Check Exception: 5 Bank %d: be00000000800400" % (cpu, bank))
+        k(0, "mce: [Hardware Error]: RIP !INEXACT! 10:<ffffffff%08x> {intel_idle+0x%x/0x90}"
+          % (rng.randrange(0x8e000000, 0x8f000000), rng.randrange(0x30, 0x80)))
+        k(0, "mce: [Hardware Error]: TSC %x ADDR %x MISC 86"
+          % (rng.randrange(16**11, 16**12), rng.randrange(16**8, 16**9)))
+        k(0, "mce: [Hardware Error]: PROCESSOR 0:806f8 TIME %d SOCKET %d APIC %x microcode 2b000571"
+          % (int(at.timestamp()), cpu // 56, cpu * 2))
+        k(0, "mce: [Hardware Error]: Run the above through 'mcelog --ascii'")
+        k(0.002, "Kernel panic - not syncing: Fatal machine check")
+        sc.silent.add(bad)
+        sc.stopped[bad] = at
+        b = sc.app[sc.batch]
+        detected = at + secs(rng.uniform(250, 300))
+        b.record(detected, "srun: error: Node failure on %s" % bad)
+        b.record(detected + secs(0.2), "slurmstepd: error: *** JOB %d ON %s CANCELLED AT %s DUE TO NODE FAILURE, SEE "
+                 "SLURMCTLD LOG FOR DETAILS ***" % (job.job_id, sc.batch, slurm_time(detected)))
+        cancel = detected + secs(0.3)
+        for nd in sc.nodes:
+            if nd != bad:
+                sc.agent_sigterm(nd, cancel + secs(rng.uniform(0.05, 0.3)))
+        b.record(cancel + secs(2.1), "srun: Force Terminated StepId=%d.0" % job.job_id)
+        files = sc.finish(cancel + secs(3), "NODE_FAIL", 1, "NodeDown")
+        return files, truth("host.kernel.host_memory_error", "host-hardware", "host.kernel.mce_fatal", [bad])
+    # soft_lockup
+    local = rng.randrange(8)
+    rank = job.ranks(bad)[local]
+    cpus = rng.sample(range(112), 3)
+    for i, cpu in enumerate(cpus):
+        for j, stuck in enumerate((22, 48, 74)):
+            k(i * 0.4 + j * 26, "watchdog: BUG: soft lockup - CPU#%d stuck for %ds! [python:%d]"
+              % (cpu, stuck + i, job.pid[rank] + (0, 113, 227)[i]))  # the rank's threads
+    k(1.5, "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:")
+    k(1.5, "rcu: \t%d-....: (20999 ticks this GP) idle=%x/1/0x4000000000000000 softirq=%d/%d fqs=5126"
+      % (cpus[0], rng.randrange(16**3), rng.randrange(10**6), rng.randrange(10**6)))
+    k(123, "INFO: task python:%d blocked for more than 122 seconds." % job.pid[job.ranks(bad)[(local + 1) % 8]])
+    k(123, "      Tainted: G           OEL     5.15.0-105-generic #115-Ubuntu")
+    k(123, "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.")
+    end = sc.timeout_cascade(at, skip_ranks=(rank,))
+    files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
+    return files, truth("host.kernel.host_lockup", "kernel-fatal", "host.kernel.soft_lockup", [bad])
+
+
+# ---- storage
+
+DATA_FRAMES = [("{script}", 512, "<module>", "main()"),
+               ("{script}", 476, "main", "batch = next(train_iter)"),
+               ("/usr/local/lib/python3.10/dist-packages/torch/utils/data/dataloader.py", 631, "__next__",
+                "data = self._next_data()"),
+               ("/workspace/data/indexed_dataset.py", 214, "__getitem__",
+                "buf = self._read(offset, length)"),
+               ("/workspace/data/indexed_dataset.py", 188, "_read", "return os.pread(self._fd, length, offset)")]
+
+CKPT_FRAMES = [("{script}", 512, "<module>", "main()"),
+               ("{script}", 495, "main", "save_checkpoint(model, optimizer, step, args.ckpt_dir)"),
+               ("/workspace/utils/checkpoint.py", 77, "save_checkpoint", "torch.save(state, path)"),
+               ("/usr/local/lib/python3.10/dist-packages/torch/serialization.py", 628, "save",
+                "with _open_zipfile_writer(f) as opened_zipfile:")]
+
+
+def storage_scenario(name, seed, n, kind):
+    """kind: lustre (an OST evicts the Lustre client of one node; a rank's dataset read there fails with EIO, its
+    peers see NCCL remote errors); nfs (the NFS server of the checkpoint directory stops answering a node's soft
+    mount; the checkpoint writer hangs, then fails with EIO)."""
+    sc = Scenario(name, seed, n)
+    rng, job = sc.rng, sc.job
+    at = fault_time(sc)
+    sc.run_until(at)
+    bad = rng.choice(sc.nodes[1:])
+    rank = rng.choice(job.ranks(bad))
+    if kind == "lustre":
+        fsname = rng.choice(["scratch", "lustre1", "proj"])
+        ost = "%s-OST%04x" % (fsname, rng.randrange(64))
+        osc = "%s-osc-ffff9%011x" % (ost, rng.randrange(16**11))
+        server = "10.10.0.%d@o2ib" % rng.randrange(10, 60)
+        sc.kernel(bad, at, "Lustre: %s: Connection to %s (at %s) was lost; in progress operations using this service "
+                  "will wait for recovery to complete" % (osc, ost, server))
+        sc.kernel(bad, at + secs(rng.uniform(1, 3)), "LustreError: 11-0: %s: operation ost_read to node %s failed: "
+                  "rc = -107" % (osc, server))
+        evicted = at + secs(rng.uniform(95, 140))
+        sc.kernel(bad, evicted, "LustreError: 167-0: %s: This client was evicted by %s; in progress operations using "
+                  "this service will fail." % (osc, ost))
+        sc.kernel(bad, evicted + secs(0.2), "Lustre: %s: Connection restored to %s (at %s)" % (osc, ost, server))
+        w = evicted + secs(rng.uniform(0.3, 1.5))
+        sc.traceback(rank, w, frames(sc, DATA_FRAMES), "OSError: [Errno 5] Input/output error: '/%s/datasets/tokens/"
+                     "shard-%05d.bin'" % (fsname, rng.randrange(4096)))
+        end = sc.remote_cascade(w, rank, 1)
+        files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
+        return files, truth("storage.fs.shared_fs_failure", "storage", "storage.fs.lustre_evicted")
+    # nfs
+    server = rng.choice(["filer01", "nas-ckpt", "nfs-home2"])
+    rank = job.ranks(bad)[0]
+    sc.kernel(bad, at, "nfs: server %s not responding, still trying" % server)
+    sc.kernel(bad, at + secs(rng.uniform(20, 60)), "nfs: server %s not responding, still trying" % server)
+    sc.kernel(bad, at + secs(123), "INFO: task python:%d blocked for more than 122 seconds." % job.pid[rank])
+    sc.kernel(bad, at + secs(123), "      Tainted: G           OE      5.15.0-105-generic #115-Ubuntu")
+    sc.kernel(bad, at + secs(123), "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.")
+    gone = at + secs(rng.uniform(180, 240))
+    sc.kernel(bad, gone, "nfs: server %s not responding, timed out" % server)
+    w = gone + secs(rng.uniform(0.1, 0.8))
+    sc.traceback(rank, w, frames(sc, CKPT_FRAMES), "OSError: [Errno 5] Input/output error")
+    end = sc.remote_cascade(w, rank, 1)
+    files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
+    return files, truth("storage.fs.shared_fs_failure", "storage", "storage.fs.nfs_not_responding")
+
+
+# ---- Kubernetes
+
+def k8s_scenario(name, seed, n, kind):
+    """A PyTorchJob under Kueue, one 8-GPU pod per node. kind: oomkilled (one pod's container exceeds its memory
+    limit and is OOM-killed whole; the site collects container logs and events but not the nodes' syslog);
+    evicted (the kubelet evicts one pod under node memory pressure; torchrun there gets SIGTERM)."""
+    sc = Scenario(name, seed, n, k8s=True)
+    rng, job = sc.rng, sc.job
+    at = fault_time(sc)
+    sc.run_until(at)
+    bad = rng.choice(sc.nodes[1:])
+    pod = "pod/" + sc.pod(bad)
+    if kind == "oomkilled":
+        sc.event(bad, at + secs(rng.uniform(0.5, 2.0)), "Warning", pod, "OOMKilled", "Container pytorch was "
+                 "OOM-killed: memory limit 480Gi exceeded (exit code 137)")
+        died = at
+    else:
+        sc.event(bad, at - secs(rng.uniform(20, 40)), "Warning", "node/" + bad, "EvictionThresholdMet",
+                 "Attempting to reclaim memory")
+        kubelet = rng.randrange(1500, 4000)
+        sc.sys[bad].msg(at - secs(1), "kubelet[%d]" % kubelet, "I%s %d eviction_manager.go:366] "
+                        "\"Eviction manager: attempting to reclaim\" resourceName=\"memory\""
+                        % ((at - secs(1)).strftime("%m%d %H:%M:%S.%f"), kubelet))
+        sc.event(bad, at, "Warning", pod, "Evicted", "The node was low on resource: memory. Threshold quantity: "
+                 "100Mi, available: %dKi. Container pytorch was using %dKi, request is 400Gi, has larger consumption "
+                 "of memory." % (rng.randrange(60000, 99000), rng.randrange(440, 500) * 1048576))
+        sc.event(bad, at + secs(0.01), "Normal", pod, "Killing", "Stopping container pytorch")
+        sc.agent_sigterm(bad, at + secs(rng.uniform(0.05, 0.2)))
+        for r in job.ranks(bad):
+            sc.app[bad].record(at + secs(rng.uniform(0.2, 0.5)), "[rank%d]: Received SIGTERM: 15" % r)
+        died = at + secs(0.5)
+    # The peers lose the dead pod's ranks: NCCL remote errors, torchrun stops each node's workers.
+    peers = rng.sample(range(8), 3)
+    exits = []
+    for node in sc.nodes:
+        if node == bad:
+            continue
+        first = None
+        for r in job.ranks(node):
+            if r % 8 in peers:
+                w = died + secs(rng.uniform(0.5, 1.5))
+                sc.remote_error(r, w, bad)
+                first = min(first or (w, r), (w, r))
+        exits.append(sc.torchrun_exit(node, first[0] + secs(rng.uniform(1.0, 2.0)), first[1], 1))
+    end = max(exits) + secs(1)
+    sc.event(sc.batch, end, "Warning", "pytorchjob/%s-%d" % (sc.model, job.job_id), "PyTorchJobFailed",
+             "PyTorchJob %s-%d is failed because 1 Worker replica(s) failed." % (sc.model, job.job_id))
+    for node in sc.nodes:
+        if node != bad:
+            sc.event(node, end + secs(0.3), "Normal", "pod/" + sc.pod(node), "Killing", "Stopping container pytorch")
+    if kind == "oomkilled":
+        files = sc.k8s_finish(end, "FAILED", 137, syslog=False)
+        return files, truth("host.oom.host_oom", "host-oom", "k8s.kube.oom_killed")
+    files = sc.k8s_finish(end, "FAILED", 1)
+    # host.oom.host_oom holds for every host-oom root and is declared first; node_memory_eviction adds the resubmit.
+    return files, truth("host.oom.host_oom", "host-oom", "k8s.kube.evicted_memory")
+
+
+# ---- CUDA faults and numerics
+
+def cuda_scenario(name, seed, n, kind):
+    """kind: illegal_access (a rank's kernel makes an illegal memory access; PyTorch's NCCL watchdog reports the CUDA
+    error and aborts the process, with no Python traceback; the driver logs Xid 31 for the GPU; the peers see NCCL
+    remote errors); nan_loss (the loss diverges: rank 0's progress line shows nan, every rank prints the script's
+    'Loss is nan, stopping training' and exits 1)."""
+    sc = Scenario(name, seed, n)
+    rng, job = sc.rng, sc.job
+    at = fault_time(sc)
+    sc.run_until(at)
+    if kind == "illegal_access":
+        rank = pick_rank(sc)
+        node, local = job.node_of(rank), rank % 8
+        sc.kernel(node, at, "NVRM: Xid (PCI:0000:%s:00): 31, pid=%d, name=python, Ch 00000008, intr 00000000, "
+                  "MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_%d faulted @ 0x7f%02x_%08x. Fault is of type FAULT_PDE "
+                  "ACCESS_TYPE_VIRT_READ" % (GPU_PCI[local], job.pid[rank], rng.randrange(8), rng.randrange(256),
+                                             rng.randrange(16**8)))
+        w = at + secs(rng.uniform(0.2, 1.0))
+        msg = "[PG 0 Rank %d] Process group watchdog thread terminated with exception: CUDA error: an illegal memory " \
+              "access was encountered" % rank
+        sc.app[node].record(w, "[rank%d]:[E ProcessGroupNCCL.cpp:1414] %s" % (rank, msg),
+                            "[rank%d]: CUDA kernel errors might be asynchronously reported at some other API call, so "
+                            "the stacktrace below might be incorrect." % rank,
+                            "[rank%d]: For debugging consider passing CUDA_LAUNCH_BLOCKING=1" % rank,
+                            "[rank%d]: Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions." % rank,
+                            "[rank%d]: " % rank,
+                            "[rank%d]: Exception raised from c10_cuda_check_implementation at ../c10/cuda/"
+                            "CUDAException.cpp:43 (most recent call first):" % rank)
+        sc.app[node].record(w + secs(0.002), "[rank%d]: terminate called after throwing an instance of "
+                            "'c10::DistBackendError'" % rank, "[rank%d]:   what():  %s" % (rank, msg))
+        end = sc.remote_cascade(w, rank, -6)
+        files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
+        return files, truth("cuda.runtime.cuda_application_fault", "user-code", "cuda.runtime.illegal_memory_access")
+    # nan_loss: rank 0's last progress lines, the loss climbing to inf and nan
+    b = sc.app[sc.batch]
+    step = int((at - sc.first_step).total_seconds() / sc.step_seconds)
+    for i, loss in enumerate(["%.4f" % rng.uniform(7.5, 9.0), "%.4f" % rng.uniform(25, 60), "inf", "nan"]):
+        b.record(at + secs(i * sc.step_seconds), "[rank0]: step %d | loss %s | lr %.3e | grad_norm %s | %.1f ms/step"
+                 % (step + i, loss, 3e-4, "nan" if loss in ("inf", "nan") else "%.1f" % rng.uniform(40, 900),
+                    sc.step_seconds * 1000))
+    stop = at + secs(3 * sc.step_seconds + 0.05)
+    exits = {}
+    for node in sc.nodes:
+        ws = []
+        for r in job.ranks(node):
+            w = stop + secs(rng.uniform(0.0, 0.3))
+            sc.app[node].record(w, "[rank%d]: Loss is nan, stopping training" % r)
+            ws.append((w, r))
+        w, r = min(ws)
+        exits[node] = sc.torchrun_exit(node, w + secs(rng.uniform(0.5, 1.0)), r, 1)
+    for task, node in sorted(enumerate(sc.nodes), key=lambda x: exits[x[1]]):
+        b.record(exits[node] + secs(0.05), "srun: error: %s: task %d: Exited with exit code 1" % (node, task))
+    files = sc.finish(max(exits.values()) + secs(1), "FAILED", 1, "NonZeroExitCode")
+    return files, truth("cuda.runtime.training_diverged", "numerics", "cuda.runtime.loss_nan")
+
+
 # ---- the suite
 
 SCENARIOS = [
@@ -855,6 +1138,16 @@ SCENARIOS = [
     ("python-modulenotfound-4n", lambda: python_scenario("python-modulenotfound-4n", 7004, 4, "module")),
     ("cuda-oom-8n", lambda: python_scenario("cuda-oom-8n", 7005, 8, "cuda_oom")),
     ("cuda-oom-4n", lambda: python_scenario("cuda-oom-4n", 7006, 4, "cuda_oom")),
+    ("host-mce-panic-node-fail-8n", lambda: host_kernel_scenario("host-mce-panic-node-fail-8n", 9101, 8, "mce_panic")),
+    ("host-soft-lockup-6n", lambda: host_kernel_scenario("host-soft-lockup-6n", 9102, 6, "soft_lockup")),
+    ("storage-lustre-evicted-eio-8n", lambda: storage_scenario("storage-lustre-evicted-eio-8n", 9201, 8, "lustre")),
+    ("storage-nfs-timeout-checkpoint-4n", lambda: storage_scenario("storage-nfs-timeout-checkpoint-4n", 9202, 4,
+                                                                   "nfs")),
+    ("k8s-oomkilled-6n", lambda: k8s_scenario("k8s-oomkilled-6n", 9301, 6, "oomkilled")),
+    ("k8s-evicted-memory-4n", lambda: k8s_scenario("k8s-evicted-memory-4n", 9302, 4, "evicted")),
+    ("cuda-illegal-memory-access-8n", lambda: cuda_scenario("cuda-illegal-memory-access-8n", 9401, 8,
+                                                            "illegal_access")),
+    ("numerics-nan-loss-4n", lambda: cuda_scenario("numerics-nan-loss-4n", 9402, 4, "nan_loss")),
     ("noise-nccl-timeouts-only-8n", lambda: noise_scenario("noise-nccl-timeouts-only-8n", 8001, 8, "nccl_only")),
     ("noise-failed-benign-4n", lambda: noise_scenario("noise-failed-benign-4n", 8002, 4, "failed_benign")),
     ("completed-4n", lambda: noise_scenario("completed-4n", 8003, 4, "completed")),
@@ -866,9 +1159,6 @@ SCENARIOS = [
 # Scenarios attrib gets wrong today (stdlib gaps): not written, so not in the suite; README.md describes them.
 # `python3 tests/scenarios/generate.py --excluded DIR` writes them under DIR to try a fix.
 EXCLUDED = {
-    # root user.python.exception (the peers' CUDA error) instead of net.infiniband.link_down: no rule lets an
-    # InfiniBand failure explain an exception, and link_down (warning) ranks below an exception (error).
-    "ib-link-down-runtime-cuda-error-4n",
     # root user.python.exception instead of scheduler.slurm.preempted: nothing lets the scheduler's stop explain
     # an exception raised during the tear-down, and the state's instance is at the job's end.
     "slurm-preempted-state-only-dataloader-error-8n",
