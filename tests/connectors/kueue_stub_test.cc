@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "connectors/kube/kube_client.h"
+#include "connectors/kube/pod_logs.h"
 #include "connectors/kueue/kueue_context.h"
 
 namespace attrib::connectors::kueue {
@@ -110,6 +111,31 @@ class StubApi {
       }
       res.set_content(json{{"kind", "EventList"}, {"items", items}, {"metadata", json::object()}}.dump(), "application/json");
     });
+    server_.Get(R"(/api/v1/namespaces/ml/pods/([^/]+)/log)", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!authorised(req, res)) return;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        logQueries_.push_back(req.target);
+      }
+      std::string pod = req.matches[1];
+      bool previous = req.get_param_value("previous") == "true";
+      if (pod == "gone-pod") {
+        res.status = 404;
+        res.set_content(R"({"kind":"Status","status":"Failure","message":"pods \"gone-pod\" not found","reason":"NotFound","code":404})",
+                        "application/json");
+        return;
+      }
+      if (req.get_param_value("timestamps") != "true") {
+        res.set_content("no timestamps asked for\n", "text/plain");
+        return;
+      }
+      std::string text = previous ? "2024-11-29T20:09:57.000000001Z [rank3] RuntimeError: CUDA error: out of memory\n"
+                                  : "2024-11-29T20:28:28.123456789Z [rank3] step 120 loss=2.31\n"
+                                    "2024-11-29T20:28:29Z [rank3] terminate called after throwing an instance of 'c10::Error'\n"
+                                    "a line without a timestamp\n";
+      size_t limit = std::stoul(req.get_param_value("limitBytes"));
+      res.set_content(text.substr(0, std::min(limit, text.size())), "text/plain");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     for (int i = 0; i < 500 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -133,6 +159,7 @@ class StubApi {
   std::map<std::string, std::vector<json>> pods_;
   std::string token_ = "sekret";
   std::vector<std::string> tokensSeen_;
+  std::vector<std::string> logQueries_;
   std::mutex mu_;
   std::atomic<int> pages_{0};
   std::atomic<bool> malformed_{false}, podsGone_{false};
@@ -214,6 +241,53 @@ TEST(KueueStub, FinishedWorkloadsWithPodsPlacementTerminationsAndEvents) {
   early.until = parseKubeTime("2024-11-29T20:00:00Z");
   auto before = KueueContext(early).discover(&report);
   ASSERT_EQ(before.size(), 2u);
+}
+
+TEST(PodLogsStub, CurrentAndPreviousLogsWithTimestampsNodesAndRanks) {
+  StubApi api;
+  kube::KubeConfig config;
+  config.server = api.url();
+  config.token = "sekret";
+  kube::KubeClient client(config);
+  std::vector<kube::PodRef> pods;
+  std::string error;
+  ASSERT_TRUE(kube::listPods(client, "ml", "batch.kubernetes.io/job-name=llm-pretrain", &pods, &error)) << error;
+  ASSERT_EQ(pods.size(), 2u);
+  pods[1].rank = 3;
+  pods[1].containers = {"trainer"};
+  pods[0].containers = {"trainer"};
+  EXPECT_EQ(pods[1].restarted, std::vector<std::string>{"trainer"});
+  pods.push_back({"ml", "gone-pod", "gpu-09", std::nullopt, {"trainer"}, {}});
+  kube::PodLogOptions options;
+  options.since = parseKubeTime("2024-11-29T20:00:00Z");
+  std::vector<runtime::ConnectorReport> reports;
+  auto lines = kube::fetchPodLogs(client, pods, options, &reports);
+  ASSERT_EQ(reports.size(), 4u) << "two current logs, one previous, one gone pod";
+  EXPECT_EQ(reports[3].status, runtime::ConnectorReport::Status::Error);
+  EXPECT_NE(reports[3].reason.find("HTTP 404 NotFound: pods \"gone-pod\" not found"), std::string::npos) << reports[3].reason;
+  ASSERT_EQ(lines.size(), 7u);
+  const runtime::LogLine* previous = nullptr;
+  for (const auto& l : lines) {
+    if (l.text.find("out of memory") != std::string::npos) previous = &l;
+  }
+  ASSERT_TRUE(previous);
+  EXPECT_EQ(previous->node, "gpu-08");
+  EXPECT_EQ(previous->rank, 3);
+  EXPECT_EQ(previous->time, *parseKubeTime("2024-11-29T20:09:57.000000001Z"));
+  EXPECT_EQ(previous->where.location, "ml/llm-pretrain-3-x7k2q/trainer (previous)");
+  EXPECT_EQ(lines.back().text, "a line without a timestamp");
+  EXPECT_FALSE(lines.back().time);
+  for (const auto& q : api.logQueries_) {
+    EXPECT_NE(q.find("timestamps=true"), std::string::npos) << q;
+    EXPECT_NE(q.find("sinceTime=2024-11-29T20%3A00%3A00Z"), std::string::npos) << q;
+  }
+  // A cap on the bytes read cuts the log and says so.
+  options.limitBytes = 40;
+  reports.clear();
+  kube::fetchPodLogs(client, {pods[0]}, options, &reports);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].status, runtime::ConnectorReport::Status::Partial);
+  EXPECT_NE(reports[0].reason.find("longer than 40 bytes"), std::string::npos);
 }
 
 TEST(KueueStub, WrongTokenIsAnAuthErrorAndATokenFileIsReReadEveryRequest) {
