@@ -1,0 +1,127 @@
+#include "connectors/files/file_source.h"
+
+#include <fmt/format.h>
+#include <glob.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace attrib::connectors::files {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Glob metacharacters in a value substituted into a pattern are escaped: a node called "a*"
+// must not match other files.
+std::string globEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void replaceAll(std::string* s, const std::string& from, const std::string& to) {
+  for (size_t at = s->find(from); at != std::string::npos; at = s->find(from, at + to.size())) s->replace(at, from.size(), to);
+}
+
+bool within(const fs::path& path, const fs::path& root) {
+  auto r = root.begin(), p = path.begin();
+  for (; r != root.end(); ++r, ++p) {
+    if (r->empty()) continue;  // a trailing separator
+    if (p == path.end() || *p != *r) return false;
+  }
+  return true;
+}
+
+std::string sourceOf(const fs::path& file) {
+  std::string name = file.filename().string();
+  size_t dot = name.find('.');
+  return dot == 0 || dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+}  // namespace
+
+std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, const runtime::Workload& workload,
+                                           std::vector<runtime::ConnectorReport>* reports) {
+  std::vector<fs::path> roots;
+  for (const auto& r : options.roots) {
+    std::error_code ec;
+    fs::path resolved = fs::weakly_canonical(fs::absolute(r), ec);
+    if (!ec) roots.push_back(resolved);
+  }
+  std::string job = workload.id.substr(workload.id.rfind('/') == std::string::npos ? 0 : workload.id.rfind('/') + 1);
+  std::set<std::string> nodes(workload.nodes.begin(), workload.nodes.end());
+  std::vector<runtime::LogFile> out;
+  std::set<std::string> seen;
+  for (const auto& pattern : options.patterns) {
+    runtime::ConnectorReport report;
+    report.connector = "files";
+    report.source = pattern.glob;
+    std::string base = pattern.glob;
+    replaceAll(&base, "${id}", globEscape(workload.id));
+    replaceAll(&base, "${job}", globEscape(job));
+    replaceAll(&base, "${name}", globEscape(workload.name));
+    std::vector<std::pair<std::string, std::string>> expanded;  // (glob, node)
+    if (base.find("${node}") != std::string::npos) {
+      for (const auto& n : workload.nodes) {
+        std::string g = base;
+        replaceAll(&g, "${node}", globEscape(n));
+        expanded.push_back({g, n});
+      }
+    } else {
+      expanded.push_back({base, ""});
+    }
+    size_t refused = 0;
+    std::string firstRefused;
+    for (const auto& [g, node] : expanded) {
+      glob_t matches{};
+      int rc = ::glob(g.c_str(), GLOB_NOSORT, nullptr, &matches);
+      if (rc == GLOB_NOMATCH || rc != 0) {
+        ::globfree(&matches);
+        continue;
+      }
+      std::vector<std::string> paths(matches.gl_pathv, matches.gl_pathv + matches.gl_pathc);
+      ::globfree(&matches);
+      std::sort(paths.begin(), paths.end());
+      for (const auto& p : paths) {
+        std::error_code ec;
+        fs::path resolved = fs::weakly_canonical(fs::absolute(p), ec);
+        bool inside = !ec && std::any_of(roots.begin(), roots.end(), [&](const fs::path& r) { return within(resolved, r); });
+        if (!inside) {
+          if (refused++ == 0) firstRefused = p;
+          continue;
+        }
+        if (!fs::is_regular_file(resolved, ec) || !seen.insert(resolved.string()).second) continue;
+        if (out.size() >= options.maxFiles) break;
+        runtime::LogFile f;
+        f.path = resolved.string();
+        f.node = node;
+        if (f.node.empty()) {
+          for (const auto& part : fs::path(p)) {
+            if (nodes.count(part.string())) f.node = part.string();
+          }
+        }
+        f.source = pattern.source.empty() ? sourceOf(resolved) : pattern.source;
+        f.name = (f.node.empty() ? "" : f.node + "/") + fs::path(p).filename().string();
+        report.bytes += fs::file_size(resolved, ec);
+        ++report.observations;
+        out.push_back(std::move(f));
+      }
+    }
+    if (refused > 0) {
+      report.status = runtime::ConnectorReport::Status::Partial;
+      report.reason = fmt::format("{} match(es) outside the configured roots were not read; first: {}", refused, firstRefused);
+    } else if (report.observations == 0) {
+      report.status = runtime::ConnectorReport::Status::Empty;
+      report.reason = "no file matches";
+    }
+    reports->push_back(std::move(report));
+  }
+  std::sort(out.begin(), out.end(), [](const runtime::LogFile& a, const runtime::LogFile& b) { return a.path < b.path; });
+  return out;
+}
+
+}  // namespace attrib::connectors::files
