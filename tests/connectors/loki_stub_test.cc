@@ -9,12 +9,19 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <regex>
 #include <thread>
 
+#include "compiler/bundle_writer.h"
+#include "compiler/compilation.h"
 #include "connectors/loki/loki_source.h"
+#include "connectors/source.h"
+#include "runtime/bundle.h"
+#include "runtime/engine.h"
 
 namespace attrib::connectors::loki {
 namespace {
@@ -245,6 +252,76 @@ TEST(LokiQuery, PlaceholdersAreFilledAndNodeNamesEscaped) {
   EXPECT_EQ(expandQuery(R"({job="${job}", node=~"${nodes}", workload="${id}", name="${name}"})", w),
             R"x({job="777", node=~"gpu-01\\.dc|gpu-02", workload="slurm/cluster1/777", name="pretrain"})x");
   EXPECT_EQ(expandQuery(R"({node=~"${nodes}"})", runtime::Workload{}), R"({node=~".+"})");
+}
+
+// Sources together, as a diagnosis uses them: Loki has the logs, Prometheus is down, a local
+// gzip file is corrupt. The verdict comes from what could be read, and the reports say what
+// could not.
+TEST(Sources, TheVerdictComesFromTheRemainingEvidenceAndTheReportsSayWhatFailed) {
+  DiagnosticSink sink;
+  Compilation compilation(sink);
+  std::string error;
+  ASSERT_TRUE(compilation.addPath(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", &error)) << error;
+  compilation.check();
+  BundleResult built = buildBundle(compilation, {"stdlib", "test"}, "test");
+  ASSERT_TRUE(built.ok) << built.error;
+  auto bundle = runtime::loadBundle(built.bytes, &error);
+  ASSERT_TRUE(bundle) << error;
+  auto engine = runtime::Engine::create(bundle, &error);
+  ASSERT_TRUE(engine) << error;
+
+  StubLoki loki;
+  const int64_t t = 1'795'949'000'000'000'000LL;
+  loki.entries_.push_back({{{"node", "gpu-0007"}, {"source", "syslog"}}, t,
+                           "Nov 29 10:42:00 gpu-0007 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=148921, GPU has fallen off the bus."});
+  for (int rank = 0; rank < 8; ++rank) {
+    loki.entries_.push_back({{{"node", rank < 4 ? "gpu-0001" : "gpu-0002"}, {"rank", std::to_string(rank)}}, t + 600'000'000'000LL + rank,
+                             "[rank" + std::to_string(rank) + "]:[E ProcessGroupNCCL.cpp:563] [Rank " + std::to_string(rank) +
+                                 "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=58211, OpType=ALLREDUCE, "
+                                 "NumelIn=262144000, NumelOut=262144000, Timeout(ms)=600000) ran for 600250 milliseconds before timing out."});
+  }
+  std::filesystem::path root = std::filesystem::temp_directory_path() / ("attrib-sources-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "gpu-0001");
+  std::ofstream(root / "gpu-0001" / "syslog.log.gz") << std::string("\x1f\x8b\x08\x00corrupt", 12);
+
+  WorkloadContext context;
+  context.workload.id = "slurm/418207";
+  context.workload.state = ir::State::Failed;
+  context.workload.nodes = {"gpu-0001", "gpu-0002", "gpu-0007"};
+  context.workload.start = t - 3'600'000'000'000LL;
+  context.workload.end = t + 700'000'000'000LL;
+  LokiOptions lokiOptions = optionsFor(loki);
+  lokiOptions.query = R"({node=~"${nodes}"})";
+  prometheus::PrometheusOptions promOptions;
+  promOptions.url = "http://127.0.0.1:1";
+  promOptions.metrics = bundle->program.metricNames();
+  promOptions.timeout = std::chrono::seconds(2);
+  files::FileSourceOptions fileOptions;
+  fileOptions.roots = {root.string()};
+  fileOptions.patterns = {{(root / "${node}" / "*.log*").string(), ""}};
+  std::vector<std::unique_ptr<EvidenceSource>> sources;
+  sources.push_back(std::make_unique<LokiSource>(lokiOptions));
+  sources.push_back(std::make_unique<PrometheusSource>(promOptions));
+  sources.push_back(std::make_unique<FileSource>(fileOptions));
+  SourceEvidence found;
+  for (auto& source : sources) source->collect(context, &found);
+  runtime::Verdict v = engine->diagnose(assembleEvidence(context, std::move(found)));
+  std::filesystem::remove_all(root);
+
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->symptom, "gpu.xid.xid79");
+  EXPECT_EQ(v.root->node, "gpu-0007");
+  ASSERT_FALSE(v.badNodes.empty());
+  EXPECT_EQ(v.badNodes[0].node, "gpu-0007");
+  std::map<std::string, runtime::ConnectorReport::Status> status;
+  for (const auto& r : v.reports) status[r.connector] = r.status;
+  EXPECT_EQ(status.at("loki"), runtime::ConnectorReport::Status::Ok);
+  EXPECT_EQ(status.at("prometheus"), runtime::ConnectorReport::Status::Error);
+  bool corrupt = false;
+  for (const auto& r : v.reports) {
+    if (r.source.find("syslog.log.gz") != std::string::npos) corrupt = r.status != runtime::ConnectorReport::Status::Ok;
+  }
+  EXPECT_TRUE(corrupt) << "the corrupt gzip file is reported";
 }
 
 }  // namespace
