@@ -101,7 +101,11 @@ Value workloadValue(ir::WorkloadField f, const Workload& w) {
     case W::End: return opt(Type::Time, w.end);
     case W::Ranks: {
       if (w.ranks) return integer(Type::Int, *w.ranks);
-      if (w.ranksPerNode && !w.nodes.empty()) return integer(Type::Int, *w.ranksPerNode * static_cast<int64_t>(w.nodes.size()));
+      int64_t ranks;
+      if (w.ranksPerNode && !w.nodes.empty() &&
+          !__builtin_mul_overflow(*w.ranksPerNode, static_cast<int64_t>(w.nodes.size()), &ranks)) {
+        return integer(Type::Int, ranks);
+      }
       return null();
     }
     case W::RanksPerNode: return opt(Type::Int, w.ranksPerNode);
