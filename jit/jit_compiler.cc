@@ -64,7 +64,7 @@ bool detectHost(HostTarget* out, std::string* error) {
     *error = "LLVM cannot target this machine: " + describe(builder.takeError());
     return false;
   }
-  builder->setCodeGenOptLevel(llvm::CodeGenOpt::Less);
+  builder->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
   out->triple = builder->getTargetTriple().str();
   out->cpu = builder->getCPU();
   out->features = builder->getFeatures().getString();
@@ -85,6 +85,7 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine) {
   tuning.LoopUnrolling = false;
   tuning.LoopInterleaving = false;
   tuning.MergeFunctions = false;
+  tuning.CallGraphProfile = false;  // no profiles to lay code out by
   llvm::PassBuilder passes(machine, tuning);
   passes.registerModuleAnalyses(mam);
   passes.registerCGSCCAnalyses(cgam);
