@@ -3,6 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -11,7 +16,9 @@
 #include "tools/cli_parse.h"
 #include "connectors/local/workload_dir.h"
 #include "runtime/verdict.h"
+#include "connectors/kueue/kueue_context.h"
 #include "jit/jit_compiler.h"
+#include "orchestrator/runner.h"
 #include "sinks/sqlite_sink.h"
 #include "sinks/stream_sink.h"
 #include "tools/attrib/rule_set.h"
@@ -102,6 +109,102 @@ int runDiagnose(const DiagnoseOptions& options) {
   return status;
 }
 
+struct RunCommandOptions {
+  std::string config;
+  bool watch = false;
+  std::string since, until;
+  int64_t interval = -1;  // -1: the blueprint's
+  int maxCycles = 0;
+  bool noJit = false;
+  std::string jitCache = attrib::jit::defaultCacheDir();
+};
+
+std::atomic<bool> gStop{false};
+void onSignal(int) { gStop = true; }
+
+int runBlueprintCommand(const RunCommandOptions& options) {
+  namespace orch = attrib::orchestrator;
+  std::string error, rulesPath;
+  if (!orch::blueprintRules(options.config, &rulesPath, &error)) {
+    printError(error);
+    return kExitError;
+  }
+  attrib::tools::RuleSetOptions ruleSet;
+  ruleSet.jit = !options.noJit;
+  ruleSet.jitCacheDir = options.jitCache;
+  auto engine = attrib::tools::loadRuleSet(rulesPath, ruleSet, &error);
+  if (!engine) {
+    printError(error);
+    return kExitError;
+  }
+  orch::BlueprintOverrides overrides;
+  for (auto [text, slot] : {std::pair{&options.since, &overrides.since}, std::pair{&options.until, &overrides.until}}) {
+    if (text->empty()) continue;
+    *slot = attrib::connectors::kueue::parseKubeTime(*text);
+    if (!*slot) {
+      printError(fmt::format("'{}' is not an RFC 3339 time such as 2026-11-29T00:00:00Z", *text));
+      return kExitUsage;
+    }
+  }
+  orch::Blueprint blueprint;
+  if (!orch::loadBlueprint(options.config, engine->bundle().program.metricNames(), overrides, &blueprint, &error)) {
+    printError(error);
+    return kExitError;
+  }
+  if (options.interval >= 0) blueprint.intervalSeconds = options.interval;
+  std::vector<std::unique_ptr<attrib::sinks::Sink>> sinks;
+  attrib::sinks::SqliteSink* state = nullptr;
+  for (const auto& spec : blueprint.sinks) {
+    if (spec.kind == "stdout") {
+      attrib::sinks::StreamFormat format;
+      if (!attrib::sinks::streamFormatFromName(spec.format, &format)) {
+        printError(fmt::format("{}: the stdout sink's format is json, jsonl or text, not '{}'", options.config, spec.format));
+        return kExitError;
+      }
+      sinks.push_back(std::make_unique<attrib::sinks::StreamSink>(stdout, format));
+    } else {
+      auto sqlite = attrib::sinks::SqliteSink::open(spec.path, &error);
+      if (!sqlite) {
+        printError(error);
+        return kExitError;
+      }
+      if (!state) state = sqlite.get();
+      sinks.push_back(std::move(sqlite));
+    }
+  }
+  if (options.watch && !state) {
+    printError("--watch needs a sqlite sink in the blueprint: it remembers which workloads were attributed");
+    return kExitUsage;
+  }
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  bool tty = ::isatty(STDERR_FILENO);
+  auto started = std::chrono::steady_clock::now();
+  orch::RunEvents events;
+  events.note = [&](const std::string& m) {
+    if (tty) fmt::print(stderr, "\r\033[K");
+    fmt::print(stderr, "attrib run: {}\n", m);
+  };
+  if (tty) {
+    events.progress = [&](size_t done, size_t total) {
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+      int width = 30, filled = total ? static_cast<int>(width * done / total) : width;
+      fmt::print(stderr, "\r[{}{}] {}/{} workloads, {:.1f}/s, ETA {:.0f}s", std::string(filled, '#'),
+                 std::string(width - filled, '.'), done, total, rate, rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
+      if (done == total) fmt::print(stderr, "\n");
+    };
+  }
+  orch::RunOptions run;
+  run.watch = options.watch;
+  run.maxCycles = options.maxCycles;
+  run.stop = &gStop;
+  orch::RunSummary summary = orch::runBlueprint(blueprint, *engine, sinks, state, run, events);
+  fmt::print(stderr, "attrib run: {} workload(s) found, {} attributed, {} already attributed, {} failed\n", summary.found,
+             summary.attributed, summary.skipped, summary.failed);
+  return summary.failed > 0 ? kExitError : kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,7 +233,19 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
 
+  RunCommandOptions runOptions;
+  CLI::App* runCmd = app.add_subcommand("run", "Attribute every finished workload a blueprint's context finds (docs/orchestrator.md)");
+  runCmd->add_option("--config", runOptions.config, "The blueprint (YAML): context, sources, rules, sinks")->required();
+  runCmd->add_flag("--watch", runOptions.watch, "Keep polling; never attribute a workload twice (needs a sqlite sink)");
+  runCmd->add_option("--since", runOptions.since, "Only workloads that ended at or after this time (RFC 3339)");
+  runCmd->add_option("--until", runOptions.until, "Only workloads that ended before this time (RFC 3339)");
+  runCmd->add_option("--interval", runOptions.interval, "Seconds between polls in --watch mode (default: the blueprint's, or 60)");
+  runCmd->add_option("--max-cycles", runOptions.maxCycles, "Stop --watch after this many polls");
+  runCmd->add_flag("--no-jit", runOptions.noJit, "Evaluate predicates with the interpreter");
+  runCmd->add_option("--jit-cache", runOptions.jitCache, "Directory for compiled predicates");
+
   if (auto status = attrib::tools::parseCommandLine(app, argc, argv)) return *status;
   if (*diagnoseCmd) return runDiagnose(diagnose);
+  if (*runCmd) return runBlueprintCommand(runOptions);
   return kExitUsage;
 }

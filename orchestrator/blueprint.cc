@@ -1,0 +1,280 @@
+#include "orchestrator/blueprint.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "connectors/kube/kube_client.h"
+#include "connectors/kueue/kueue_context.h"
+#include "connectors/slurm/slurm_context.h"
+#include "connectors/static/static_context.h"
+
+namespace attrib::orchestrator {
+namespace {
+
+namespace kube = connectors::kube;
+namespace files = connectors::files;
+namespace loki = connectors::loki;
+namespace prometheus = connectors::prometheus;
+
+struct BlueprintError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Reader {
+ public:
+  Reader(std::string path) : path_(std::move(path)), base_(std::filesystem::path(path_).parent_path().string()) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& where, const std::string& message) const {
+    int line = at.IsDefined() ? at.Mark().line + 1 : 0;
+    throw BlueprintError(line > 0 ? fmt::format("{}:{}: {}: {}", path_, line, where, message)
+                                  : fmt::format("{}: {}: {}", path_, where, message));
+  }
+  std::string str(const YAML::Node& n, const char* key, const std::string& where, bool required = false,
+                  const std::string& fallback = "") const {
+    if (!n[key]) {
+      if (required) fail(n, where, fmt::format("'{}' is required", key));
+      return fallback;
+    }
+    if (!n[key].IsScalar()) fail(n[key], where, fmt::format("'{}' must be a string", key));
+    return n[key].as<std::string>();
+  }
+  std::vector<std::string> list(const YAML::Node& n, const char* key, const std::string& where) const {
+    std::vector<std::string> out;
+    if (!n[key]) return out;
+    if (n[key].IsScalar()) return {n[key].as<std::string>()};
+    if (!n[key].IsSequence()) fail(n[key], where, fmt::format("'{}' must be a list", key));
+    for (const auto& v : n[key]) out.push_back(v.as<std::string>());
+    return out;
+  }
+  // A path relative to the blueprint's directory.
+  std::string path(const std::string& p) const {
+    return p.empty() || p[0] == '/' || base_.empty() ? p : base_ + "/" + p;
+  }
+  std::string secret(const YAML::Node& n, const char* key, const std::string& where) const {
+    std::string file = str(n, key, where);
+    if (file.empty()) return "";
+    std::ifstream in(path(file));
+    if (!in) fail(n[key], where, fmt::format("cannot read the secret file {}", path(file)));
+    std::stringstream all;
+    all << in.rdbuf();
+    std::string s = all.str();
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    return s;
+  }
+  std::chrono::milliseconds seconds(const YAML::Node& n, const char* key, const std::string& where, double fallback) const {
+    if (!n[key]) return std::chrono::milliseconds(static_cast<int64_t>(fallback * 1000));
+    try {
+      return std::chrono::milliseconds(static_cast<int64_t>(n[key].as<double>() * 1000));
+    } catch (const YAML::Exception&) {
+      fail(n[key], where, fmt::format("'{}' must be a number of seconds", key));
+    }
+  }
+  void onlyKeys(const YAML::Node& n, const std::string& where, std::initializer_list<const char*> keys) const {
+    if (!n.IsMap()) fail(n, where, "must be a mapping");
+    for (const auto& kv : n) {
+      std::string k = kv.first.as<std::string>();
+      if (std::find_if(keys.begin(), keys.end(), [&](const char* a) { return k == a; }) == keys.end()) {
+        std::string known;
+        for (const char* a : keys) known += (known.empty() ? "" : ", ") + std::string(a);
+        fail(kv.first, where, fmt::format("unknown key '{}' (known: {})", k, known));
+      }
+    }
+  }
+
+ private:
+  std::string path_, base_;
+};
+
+std::string env(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::optional<int64_t> timeOf(const Reader& r, const YAML::Node& n, const char* key, const std::string& where) {
+  std::string s = r.str(n, key, where);
+  if (s.empty()) return std::nullopt;
+  auto t = connectors::kueue::parseKubeTime(s);
+  if (!t) r.fail(n[key], where, fmt::format("'{}' must be an RFC 3339 time such as 2026-11-29T00:00:00Z", key));
+  return t;
+}
+
+kube::KubeConfig kubeConfig(const Reader& r, const YAML::Node& n, const std::string& where) {
+  kube::KubeConfig c;
+  std::string error;
+  if (n["in_cluster"] && n["in_cluster"].as<bool>(false)) {
+    if (!kube::inClusterConfig(&c, &error)) r.fail(n, where, error);
+  } else if (n["kubeconfig"]) {
+    if (!kube::loadKubeconfig(r.path(r.str(n, "kubeconfig", where)), r.str(n, "context", where), &c, &error)) r.fail(n, where, error);
+  } else {
+    c.server = r.str(n, "server", where, true);
+    c.token = r.secret(n, "token_file", where);
+  }
+  return c;
+}
+
+}  // namespace
+
+bool blueprintRules(const std::string& path, std::string* rules, std::string* error) {
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    Reader r(path);
+    std::string value = root["rules"] ? r.path(root["rules"].as<std::string>()) : "";
+    *rules = env("ATTRIB_RULES", value);
+    return true;
+  } catch (const YAML::Exception& e) {
+    *error = fmt::format("{}: {}", path, e.what());
+    return false;
+  }
+}
+
+bool loadBlueprint(const std::string& path, const std::vector<std::string>& metricNames,
+                   const BlueprintOverrides& overrides, Blueprint* out, std::string* error) {
+  Reader r(path);
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    r.onlyKeys(root, "blueprint", {"rules", "context", "sources", "sinks", "window", "watch"});
+    if (!blueprintRules(path, &out->rules, error)) return false;
+    if (root["window"]) {
+      r.onlyKeys(root["window"], "window", {"since", "until"});
+      out->since = timeOf(r, root["window"], "since", "window");
+      out->until = timeOf(r, root["window"], "until", "window");
+    }
+    if (overrides.since) out->since = overrides.since;
+    if (overrides.until) out->until = overrides.until;
+    // The execution context: exactly one of slurm, kueue, static.
+    YAML::Node context = root["context"];
+    if (!context || !context.IsMap() || context.size() != 1) {
+      r.fail(context ? context : root, "context", "give exactly one of slurm, kueue, static");
+    }
+    std::string kind = context.begin()->first.as<std::string>();
+    YAML::Node c = context.begin()->second;
+    std::string where = "context." + kind;
+    out->contextKind = kind;
+    if (kind == "slurm") {
+      r.onlyKeys(c, where, {"sacct", "completion_log", "cluster", "partitions", "users", "names", "slurm_conf", "timeout"});
+      connectors::slurm::SlurmOptions o;
+      o.sacct = r.str(c, "sacct", where, false, "sacct");
+      o.completionLog = c["completion_log"] && c["completion_log"].as<bool>(false);
+      o.cluster = r.str(c, "cluster", where);
+      o.partitions = r.list(c, "partitions", where);
+      o.users = r.list(c, "users", where);
+      o.names = r.list(c, "names", where);
+      if (c["slurm_conf"]) o.env.push_back({"SLURM_CONF", r.path(r.str(c, "slurm_conf", where))});
+      o.timeout = r.seconds(c, "timeout", where, 60);
+      o.since = out->since;
+      o.until = out->until;
+      out->context = std::make_unique<connectors::slurm::SlurmContext>(o);
+    } else if (kind == "kueue") {
+      r.onlyKeys(c, where, {"in_cluster", "kubeconfig", "context", "server", "token_file", "namespace"});
+      connectors::kueue::KueueOptions o;
+      o.kube = kubeConfig(r, c, where);
+      o.ns = r.str(c, "namespace", where);
+      o.since = out->since;
+      o.until = out->until;
+      out->context = std::make_unique<connectors::kueue::KueueContext>(o);
+    } else if (kind == "static") {
+      r.onlyKeys(c, where, {"workload"});
+      out->context = std::make_unique<connectors::StaticContext>(
+          connectors::StaticContext::fromFile(r.path(r.str(c, "workload", where, true))));
+    } else {
+      r.fail(context, "context", fmt::format("unknown context '{}' (known: slurm, kueue, static)", kind));
+    }
+    // Sources.
+    if (root["sources"] && !root["sources"].IsSequence()) r.fail(root["sources"], "sources", "must be a list");
+    size_t index = 0;
+    for (const auto& s : root["sources"]) {
+      if (!s.IsMap() || s.size() != 1) r.fail(s, fmt::format("sources[{}]", index), "give one of files, loki, prometheus, pod_logs");
+      std::string skind = s.begin()->first.as<std::string>();
+      YAML::Node n = s.begin()->second;
+      std::string w = fmt::format("sources[{}].{}", index++, skind);
+      if (skind == "files") {
+        r.onlyKeys(n, w, {"roots", "patterns"});
+        files::FileSourceOptions o;
+        for (const auto& root2 : r.list(n, "roots", w)) o.roots.push_back(r.path(root2));
+        if (o.roots.empty()) r.fail(n, w, "'roots' is required: files are only read inside them");
+        if (!n["patterns"] || !n["patterns"].IsSequence()) r.fail(n, w, "'patterns' is required (a list of {glob, source})");
+        for (const auto& p : n["patterns"]) {
+          if (p.IsScalar()) o.patterns.push_back({r.path(p.as<std::string>()), ""});
+          else o.patterns.push_back({r.path(r.str(p, "glob", w, true)), r.str(p, "source", w)});
+        }
+        out->sources.push_back(std::make_unique<connectors::FileSource>(o));
+      } else if (skind == "loki") {
+        r.onlyKeys(n, w, {"url", "query", "tenant", "token_file", "user", "password_file", "node_label", "rank_label",
+                          "source_label", "limit", "timeout", "budget"});
+        loki::LokiOptions o;
+        o.url = env("ATTRIB_LOKI_URL", r.str(n, "url", w));
+        if (o.url.empty()) r.fail(n, w, "'url' is required (or ATTRIB_LOKI_URL)");
+        o.query = r.str(n, "query", w, false, o.query);
+        o.tenant = env("ATTRIB_LOKI_TENANT", r.str(n, "tenant", w));
+        o.bearerToken = r.secret(n, "token_file", w);
+        o.basicUser = r.str(n, "user", w);
+        o.basicPassword = r.secret(n, "password_file", w);
+        o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
+        o.rankLabel = r.str(n, "rank_label", w, false, o.rankLabel);
+        o.sourceLabel = r.str(n, "source_label", w, false, o.sourceLabel);
+        if (n["limit"]) o.limit = n["limit"].as<size_t>();
+        o.timeout = r.seconds(n, "timeout", w, 30);
+        o.budget = r.seconds(n, "budget", w, 300);
+        out->sources.push_back(std::make_unique<connectors::LokiSource>(o));
+      } else if (skind == "prometheus") {
+        r.onlyKeys(n, w, {"url", "node_label", "gpu_label", "step", "tenant", "token_file", "timeout", "budget"});
+        prometheus::PrometheusOptions o;
+        o.url = env("ATTRIB_PROMETHEUS_URL", r.str(n, "url", w));
+        if (o.url.empty()) r.fail(n, w, "'url' is required (or ATTRIB_PROMETHEUS_URL)");
+        o.metrics = metricNames;
+        o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
+        o.gpuLabel = r.str(n, "gpu_label", w, false, o.gpuLabel);
+        if (n["step"]) o.step = static_cast<int64_t>(n["step"].as<double>() * 1e9);
+        o.tenant = r.str(n, "tenant", w);
+        o.bearerToken = r.secret(n, "token_file", w);
+        o.timeout = r.seconds(n, "timeout", w, 30);
+        o.budget = r.seconds(n, "budget", w, 120);
+        out->sources.push_back(std::make_unique<connectors::PrometheusSource>(o));
+      } else if (skind == "pod_logs") {
+        r.onlyKeys(n, w, {"in_cluster", "kubeconfig", "context", "server", "token_file", "namespace", "limit_bytes"});
+        kube::KubeConfig k = kubeConfig(r, n, w);
+        if (n["namespace"]) k.ns = r.str(n, "namespace", w);
+        kube::PodLogOptions o;
+        if (n["limit_bytes"]) o.limitBytes = n["limit_bytes"].as<size_t>();
+        out->sources.push_back(std::make_unique<connectors::PodLogSource>(k, o));
+      } else {
+        r.fail(s, w, fmt::format("unknown source '{}' (known: files, loki, prometheus, pod_logs)", skind));
+      }
+      out->sourceKinds.push_back(skind);
+    }
+    // Sinks (default: stdout, JSON lines).
+    index = 0;
+    for (const auto& s : root["sinks"]) {
+      std::string w = fmt::format("sinks[{}]", index++);
+      if (!s.IsMap() || s.size() != 1) r.fail(s, w, "give one of stdout, sqlite");
+      std::string skind = s.begin()->first.as<std::string>();
+      YAML::Node n = s.begin()->second;
+      SinkSpec spec;
+      spec.kind = skind;
+      if (skind == "stdout") {
+        spec.format = n.IsMap() ? r.str(n, "format", w + ".stdout", false, "jsonl") : "jsonl";
+      } else if (skind == "sqlite") {
+        spec.path = env("ATTRIB_SQLITE", n.IsMap() ? r.path(r.str(n, "path", w + ".sqlite", true)) : "");
+        if (spec.path.empty()) r.fail(s, w, "'path' is required (or ATTRIB_SQLITE)");
+      } else {
+        r.fail(s, w, fmt::format("unknown sink '{}' (known: stdout, sqlite)", skind));
+      }
+      out->sinks.push_back(spec);
+    }
+    if (out->sinks.empty()) out->sinks.push_back({"stdout", "jsonl", ""});
+    if (root["watch"] && root["watch"]["interval"]) out->intervalSeconds = root["watch"]["interval"].as<int64_t>();
+    return true;
+  } catch (const BlueprintError& e) {
+    *error = e.what();
+  } catch (const YAML::Exception& e) {
+    *error = fmt::format("{}: {}", path, e.what());
+  }
+  return false;
+}
+
+}  // namespace attrib::orchestrator

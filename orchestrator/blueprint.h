@@ -1,0 +1,52 @@
+// A blueprint: the YAML file `attrib run --config` reads, saying where workloads come from (one
+// execution context), where their evidence is (any number of sources), which rules judge them
+// and where verdicts go (any number of sinks). docs/orchestrator.md has the format.
+//
+// Values may be overridden from the environment (ATTRIB_LOKI_URL, ATTRIB_LOKI_TENANT,
+// ATTRIB_PROMETHEUS_URL, ATTRIB_SQLITE, ATTRIB_RULES), and secrets are read from files
+// (`token_file`, `password_file`), never written in the blueprint.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "connectors/context.h"
+#include "connectors/source.h"
+#include "sinks/sink.h"
+
+namespace attrib::orchestrator {
+
+struct SinkSpec {
+  std::string kind;  // stdout | sqlite
+  std::string format = "jsonl";
+  std::string path;
+};
+
+struct Blueprint {
+  std::string rules;  // a bundle or .attr files; empty: the stdlib
+  std::unique_ptr<connectors::ExecutionContext> context;
+  std::string contextKind;  // slurm | kueue | static
+  std::vector<std::unique_ptr<connectors::EvidenceSource>> sources;
+  std::vector<std::string> sourceKinds;
+  std::vector<SinkSpec> sinks;
+  std::optional<int64_t> since, until;  // ns; the command line may override
+  int64_t intervalSeconds = 60;         // watch mode's polling period
+};
+
+// What the command line overrides.
+struct BlueprintOverrides {
+  std::optional<int64_t> since, until;  // ns
+};
+
+// Parses `path`. The metrics the rules read are needed to configure a Prometheus source, so they
+// are passed in. False with an error naming the file, line and key ("blueprint.yaml:7:
+// sources[1].loki: 'url' is required").
+bool loadBlueprint(const std::string& path, const std::vector<std::string>& metricNames,
+                   const BlueprintOverrides& overrides, Blueprint* out, std::string* error);
+
+// The rules path alone (to load the rules before the rest of the blueprint needs their metrics).
+bool blueprintRules(const std::string& path, std::string* rules, std::string* error);
+
+}  // namespace attrib::orchestrator

@@ -1,0 +1,109 @@
+// `attrib run --config blueprint.yaml` as users run it: a static context and local files over an
+// example workload, verdicts to stdout and SQLite, a source that is down, watch mode that never
+// attributes twice and resumes from its database, and blueprints that are wrong.
+#include <fmt/format.h>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace attrib::e2e {
+namespace {
+
+const fs::path kExample = fs::path(ATTRIB_SOURCE_DIR) / "examples" / "host-oom";
+
+class Orchestrator : public ::testing::Test {
+ protected:
+  fs::path blueprint(const std::string& extraSources = "", const std::string& sinks = "") {
+    std::string text = fmt::format(R"(# a test blueprint
+context:
+  static:
+    workload: {0}/workload.json
+sources:
+  - files:
+      roots: [{0}/logs]
+      patterns:
+        - glob: "{0}/logs/${{node}}/*.log*"
+{1}sinks:
+{2})",
+                                   kExample.string(), extraSources,
+                                   sinks.empty() ? "  - stdout: {format: jsonl}\n  - sqlite: {path: verdicts.db}\n" : sinks);
+    return dir_.write("blueprint.yaml", text);
+  }
+  TempDir dir_;
+};
+
+TEST_F(Orchestrator, BatchRunWritesTheSameVerdictAsDiagnoseToEverySink) {
+  CliResult r = runAttrib({"run", "--config", blueprint().string()}, dir_.path());
+  ASSERT_EQ(r.exit, 0) << r.err;
+  json v = json::parse(r.out);
+  json direct = diagnose(kExample, dir_.path());
+  EXPECT_EQ(v["root_cause"]["symptom"], direct["root_cause"]["symptom"]);
+  EXPECT_EQ(v["root_cause"]["node"], direct["root_cause"]["node"]);
+  EXPECT_EQ(v["outcomes"], direct["outcomes"]);
+  EXPECT_NE(r.err.find("attrib run: 1 workload(s) found, 1 attributed, 0 already attributed, 0 failed"), std::string::npos) << r.err;
+  ASSERT_TRUE(fs::exists(dir_.path() / "verdicts.db")) << "sink paths are relative to the blueprint";
+}
+
+TEST_F(Orchestrator, WatchModeNeverAttributesTwiceAndResumesFromItsDatabase) {
+  fs::path bp = blueprint();
+  CliResult first = runAttrib({"run", "--config", bp.string(), "--watch", "--max-cycles", "1"}, dir_.path());
+  ASSERT_EQ(first.exit, 0) << first.err;
+  EXPECT_NE(first.err.find("1 attributed, 0 already attributed"), std::string::npos) << first.err;
+  // A new process (a restart) with the same database: nothing to do.
+  CliResult again = runAttrib({"run", "--config", bp.string(), "--watch", "--max-cycles", "2", "--interval", "0"}, dir_.path());
+  ASSERT_EQ(again.exit, 0) << again.err;
+  EXPECT_NE(again.err.find("0 attributed, 2 already attributed"), std::string::npos) << again.err;
+  EXPECT_TRUE(again.out.empty()) << "no verdict printed twice";
+}
+
+TEST_F(Orchestrator, ASourceThatIsDownIsRecordedAndTheRunGoesOn) {
+  CliResult r = runAttrib({"run", "--config",
+                           blueprint("  - loki:\n      url: http://127.0.0.1:1\n      timeout: 1\n      budget: 2\n").string()},
+                          dir_.path());
+  ASSERT_EQ(r.exit, 0) << r.err;
+  json v = json::parse(r.out);
+  EXPECT_EQ(v["root_cause"]["symptom"], "host.oom.kernel_oom_kill");
+  bool lokiError = false;
+  for (const auto& rep : v["connector_reports"]) {
+    if (rep["connector"] == "loki") lokiError = rep["status"] == "error";
+  }
+  EXPECT_TRUE(lokiError) << v["connector_reports"].dump();
+}
+
+TEST_F(Orchestrator, TheEnvironmentOverridesTheBlueprint) {
+  fs::path db = dir_.path() / "from-env.db";
+  ::setenv("ATTRIB_SQLITE", db.string().c_str(), 1);
+  CliResult r = runAttrib({"run", "--config", blueprint().string()}, dir_.path());
+  ::unsetenv("ATTRIB_SQLITE");
+  ASSERT_EQ(r.exit, 0) << r.err;
+  EXPECT_TRUE(fs::exists(db));
+  EXPECT_FALSE(fs::exists(dir_.path() / "verdicts.db"));
+}
+
+TEST_F(Orchestrator, WrongBlueprintsAreOneLineErrorsWithTheirPlace) {
+  struct Case {
+    std::string text, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"context:\n  static:\n    workload: w.json\nsinkz: []\n", "blueprint.yaml:4: blueprint: unknown key 'sinkz'"},
+           {"context:\n  pbs: {}\n", "blueprint.yaml:2: context: unknown context 'pbs' (known: slurm, kueue, static)"},
+           {"context:\n  static:\n    workload: w.json\nsources:\n  - files:\n      patterns: [x]\n",
+            "sources[0].files: 'roots' is required: files are only read inside them"},
+           {"context:\n  static:\n    workload: w.json\nsources:\n  - loki: {query: x}\n", "sources[0].loki: 'url' is required"},
+           {"context: [unclosed\n", "blueprint.yaml"},
+       }) {
+    fs::path bp = dir_.write("blueprint.yaml", c.text);
+    CliResult r = runAttrib({"run", "--config", bp.string()}, dir_.path());
+    EXPECT_EQ(r.exit, 1) << c.text;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.text << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  CliResult watch = runAttrib({"run", "--config", blueprint("", "  - stdout: {}\n").string(), "--watch"}, dir_.path());
+  EXPECT_EQ(watch.exit, 2);
+  EXPECT_NE(watch.err.find("--watch needs a sqlite sink"), std::string::npos) << watch.err;
+  CliResult since = runAttrib({"run", "--config", blueprint().string(), "--since", "yesterday"}, dir_.path());
+  EXPECT_EQ(since.exit, 2);
+  EXPECT_NE(since.err.find("'yesterday' is not an RFC 3339 time"), std::string::npos) << since.err;
+}
+
+}  // namespace
+}  // namespace attrib::e2e
