@@ -230,7 +230,7 @@ class FileScan {
         inst.timeKnown = timed;
         inst.monotonic = prefix.monotonic;
         inst.node = file_.node;
-        inst.rank = prefix.rank ? std::optional<int64_t>(*prefix.rank) : std::nullopt;
+        inst.rank = prefix.rank ? std::optional<int64_t>(*prefix.rank) : file_.rank;
         if (given && given->rank) inst.rank = given->rank;
         if (given) inst.gpu = given->gpu;
         inst.source = file_.source;
@@ -356,7 +356,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   for (const auto& line : lines) {
     auto [it, inserted] = groupOf.emplace(std::make_pair(line.node, line.source), groups.size());
     if (inserted) {
-      groups.push_back({"", line.node, line.source, ""});
+      groups.push_back({"", line.node, line.source, "", std::nullopt});
       members.emplace_back();
     }
     members[it->second].push_back(&line);

@@ -24,6 +24,8 @@ struct LogFile {
   std::string node;    // the node the file belongs to ("" when unknown)
   std::string source;  // applog, syslog, dmesg, ...
   std::string name;    // how connector reports name it (e.g. "gpu-0001/syslog.log.1.gz"); default node/source
+  std::optional<int64_t> rank;  // the rank the whole file belongs to (from its path), when known;
+                                // a line's own rank prefix wins
 };
 
 // A log line delivered in memory (tests, the service's observations) rather than in a file.

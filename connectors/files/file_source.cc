@@ -4,6 +4,7 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
@@ -34,6 +35,20 @@ bool within(const fs::path& path, const fs::path& root) {
     if (p == path.end() || *p != *r) return false;
   }
   return true;
+}
+
+// "rank3.log", "rank-12.out", "train_rank_7.log", "rank.5.log" -> the rank; files of one rank
+// are common when every process writes its own log.
+std::optional<int64_t> rankOf(const fs::path& file) {
+  std::string name = file.filename().string();
+  for (size_t at = name.find("rank"); at != std::string::npos; at = name.find("rank", at + 4)) {
+    size_t p = at + 4;
+    if (p < name.size() && (name[p] == '-' || name[p] == '_' || name[p] == '.')) ++p;
+    size_t digits = p;
+    while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits])) && digits - p < 9) ++digits;
+    if (digits > p) return std::stoll(name.substr(p, digits - p));
+  }
+  return std::nullopt;
 }
 
 std::string sourceOf(const fs::path& file) {
@@ -105,6 +120,7 @@ std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, con
           }
         }
         f.source = pattern.source.empty() ? sourceOf(resolved) : pattern.source;
+        f.rank = rankOf(fs::path(p));
         f.name = (f.node.empty() ? "" : f.node + "/") + fs::path(p).filename().string();
         report.bytes += fs::file_size(resolved, ec);
         ++report.observations;

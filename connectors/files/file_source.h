@@ -27,7 +27,8 @@ struct FileSourceOptions {
 };
 
 // The log files of `workload`, sorted by path, each with its node (from ${node}, else from a
-// path component equal to one of the workload's nodes) and source. One report per pattern:
+// path component equal to one of the workload's nodes), its rank when the file name says
+// ("rank3.log", "rank-12.out", "worker_rank_7.log") and its source. One report per pattern:
 // matches refused for leaving the roots make it `partial` with the first such path; no match
 // makes it `empty`.
 std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, const runtime::Workload& workload,

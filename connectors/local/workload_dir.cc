@@ -228,7 +228,7 @@ bool readWorkloadDir(const std::string& path, WorkloadDir* out, std::string* err
         continue;
       }
       std::string node = rel.has_parent_path() ? rel.begin()->string() : "";
-      out->logs.push_back({it->path().string(), node, source, name});
+      out->logs.push_back({it->path().string(), node, source, name, std::nullopt});
     }
     std::sort(out->logs.begin(), out->logs.end(), [](auto& a, auto& b) { return a.path < b.path; });
     std::sort(refused.begin(), refused.end(), [](auto& a, auto& b) { return a.source < b.source; });

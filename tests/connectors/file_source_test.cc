@@ -22,6 +22,7 @@ class FileSourceTest : public ::testing::Test {
     for (const char* f : {"root/logs/4242/gpu-01/syslog.log", "root/logs/4242/gpu-01/syslog.log.1.gz",
                           "root/logs/4242/gpu-01/applog.log", "root/logs/4242/gpu-02/applog.log",
                           "root/logs/4242/gpu-99/applog.log", "root/logs/4242/slurm-4242.out", "root/logs/4243/gpu-01/applog.log",
+                          "root/ranks/4242/gpu-02/train_rank_12.log", "root/ranks/4242/gpu-02/rank3.err",
                           "outside/secret.log"}) {
       fs::create_directories((top_ / f).parent_path());
       std::ofstream(top_ / f) << "line\n";
@@ -68,6 +69,18 @@ TEST_F(FileSourceTest, FixedSourceAndNodeFromThePath) {
   EXPECT_EQ(files[3].source, "applog");
   EXPECT_EQ(fs::path(files[3].path).filename(), "slurm-4242.out");
   EXPECT_EQ(reports[0].status, runtime::ConnectorReport::Status::Ok);
+}
+
+TEST_F(FileSourceTest, RanksFromFileNames) {
+  std::vector<runtime::ConnectorReport> reports;
+  auto files = findLogFiles(options({{(top_ / "root/ranks/${job}/${node}/*").string(), "applog"}}), w_, &reports);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].rank, 3);
+  EXPECT_EQ(files[1].rank, 12);
+  EXPECT_EQ(files[1].node, "gpu-02");
+  files = findLogFiles(options({{(top_ / "root/logs/${job}/${node}/applog.log").string(), ""}}), w_, &reports);
+  ASSERT_FALSE(files.empty());
+  EXPECT_FALSE(files[0].rank) << "no rank in the name";
 }
 
 TEST_F(FileSourceTest, DotDotAndNoRootsAreRefusedAndNothingMatchingIsEmpty) {

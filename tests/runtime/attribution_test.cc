@@ -93,6 +93,29 @@ TEST(Attribution, CascadeIsExplainedByTheGpuFault) {
   EXPECT_EQ(v.rulesetName, "test");
 }
 
+// A file of one rank (its name says so) gives its lines that rank unless a line names its own.
+TEST(Attribution, AFilesRankAppliesToItsLinesWithoutARankPrefix) {
+  auto engine = testing::engineFor(R"(
+package t
+symptom timeout { on log match /Watchdog caught collective operation timeout/ family communication }
+outcome ranks_known {
+  when count(timeout as a where a.rank == 7) == 1 and count(timeout as b where b.rank == 9) == 1
+  family communication action investigate confidence 0.5
+}
+)");
+  ASSERT_TRUE(engine);
+  std::filesystem::path file = std::filesystem::temp_directory_path() / fmt::format("attrib-rank7-{}.log", ::getpid());
+  std::ofstream(file) << "2026-01-01T00:00:00Z Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE)\n"
+                      << "2026-01-01T00:00:01Z [rank9]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=6)\n";
+  runtime::WorkloadEvidence evidence;
+  evidence.logs.push_back({file.string(), "n1", "applog", "n1/rank7.log", 7});
+  runtime::Verdict v = engine->diagnose(std::move(evidence));
+  std::filesystem::remove(file);
+  EXPECT_EQ(countOf(v, "t.timeout"), 2u);
+  ASSERT_EQ(v.outcomes.size(), 1u) << runtime::toJson(v);
+  EXPECT_EQ(v.outcomes[0].name, "t.ranks_known");
+}
+
 TEST(Attribution, ConsequencesAloneAreNeverTheRoot) {
   auto engine = testing::engineFor(kCascade);
   auto v = diagnose(*engine, {line("n1", "applog", "2026-01-01T10:52:01Z", timeout(3))});
@@ -337,7 +360,8 @@ symptom xid79 {
   std::ofstream(dir / "dmesg.log") << "[10523.000001] " << kXid << "\n";
   runtime::WorkloadEvidence evidence;
   evidence.workload.start = at("2026-11-29T08:00:00Z");
-  evidence.logs = {{(dir / "dmesg.log").string(), "n2", "dmesg", ""}, {(dir / "syslog.log").string(), "n2", "syslog", ""}};
+  evidence.logs = {{(dir / "dmesg.log").string(), "n2", "dmesg", "", std::nullopt},
+                   {(dir / "syslog.log").string(), "n2", "syslog", "", std::nullopt}};
   auto v = engine->diagnose(std::move(evidence));
   fs::remove_all(dir);
   ASSERT_TRUE(v.root);
