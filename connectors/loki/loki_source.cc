@@ -1,5 +1,7 @@
 #include "connectors/loki/loki_source.h"
 
+#include "connectors/query_support.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,16 +16,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-std::string regexEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::string_view("\\.^$|?*+()[]{}").find(c) != std::string_view::npos) out += "\\\\";
-    if (c == '"') out += "\\";
-    out += c;
-  }
-  return out;
-}
 
 void replaceAll(std::string* s, const std::string& from, const std::string& to) {
   for (size_t at = s->find(from); at != std::string::npos; at = s->find(from, at + to.size())) s->replace(at, from.size(), to);
@@ -57,8 +49,7 @@ struct Entry {
 }  // namespace
 
 std::string expandQuery(const std::string& query, const runtime::Workload& workload) {
-  std::string nodes;
-  for (const auto& n : workload.nodes) nodes += (nodes.empty() ? "" : "|") + regexEscape(n);
+  std::string nodes = regexAlternation(workload.nodes);
   if (nodes.empty()) nodes = ".+";
   std::string q = query;
   replaceAll(&q, "${nodes}", nodes);
@@ -79,14 +70,15 @@ std::vector<runtime::LogLine> fetchLogs(const LokiOptions& options, const runtim
   auto finish = [&] {
     report->elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   };
-  if (!workload.start && !workload.end) {
+  auto window = paddedWindow(workload, options.padBefore, options.padAfter);
+  if (!window) {
     report->status = runtime::ConnectorReport::Status::Error;
     report->reason = "the workload has no start or end time, so no window to query";
     finish();
     return out;
   }
-  int64_t start = workload.start.value_or(*workload.end) - options.padBefore;
-  int64_t end = workload.end.value_or(*workload.start) + options.padAfter + 1;  // end is exclusive
+  int64_t start = window->start;
+  int64_t end = window->end + 1;  // end is exclusive
   std::mt19937 jitter(static_cast<unsigned>(std::hash<std::string>{}(workload.id)));
   std::set<std::pair<std::string, std::string>> atBoundary;  // (stream, line) already taken at `start`
   std::string problem;

@@ -1,5 +1,7 @@
 #include "connectors/prometheus/prometheus_source.h"
 
+#include "connectors/query_support.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,16 +29,6 @@ std::string seconds(int64_t ns) {
   return fmt::format("{}.{}", s, f);
 }
 
-std::string regexEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::string_view("\\.^$|?*+()[]{}").find(c) != std::string_view::npos) out += "\\\\";
-    if (c == '"') out += "\\";
-    out += c;
-  }
-  return out;
-}
-
 bool parseValue(const json& v, double* out) {
   if (!v.is_string()) return false;
   const std::string& s = v.get_ref<const std::string&>();
@@ -55,8 +47,7 @@ bool parseValue(const json& v, double* out) {
 
 std::string selectorFor(const PrometheusOptions& options, const std::string& metric, const std::vector<std::string>& nodes) {
   if (nodes.empty()) return metric;
-  std::string alternatives;
-  for (const auto& n : nodes) alternatives += (alternatives.empty() ? "" : "|") + regexEscape(n);
+  std::string alternatives = regexAlternation(nodes);
   return fmt::format("{}{{{}=~\"({}){}\"}}", metric, options.nodeLabel, alternatives, options.stripPort ? "(:[0-9]+)?" : "");
 }
 
@@ -70,14 +61,14 @@ std::vector<runtime::MetricSample> fetchMetrics(const PrometheusOptions& options
   auto finish = [&] {
     report->elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   };
-  if (!workload.start && !workload.end) {
+  auto window = paddedWindow(workload, options.padBefore, options.padAfter);
+  if (!window) {
     report->status = runtime::ConnectorReport::Status::Error;
     report->reason = "the workload has no start or end time, so no window to query";
     finish();
     return out;
   }
-  int64_t from = workload.start.value_or(*workload.end) - options.padBefore;
-  int64_t to = workload.end.value_or(*workload.start) + options.padAfter;
+  int64_t from = window->start, to = window->end;
   int64_t step = std::max<int64_t>(options.step, 1'000'000);
   // Each request covers at most maxPoints steps (both ends included).
   int64_t span = step * static_cast<int64_t>(std::max<size_t>(options.maxPoints, 2) - 1);

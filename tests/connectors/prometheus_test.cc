@@ -3,11 +3,8 @@
 // timestamps in seconds, `# EOF`; ../shared/reference/connectors.md 2.2). ctest label
 // `prometheus`. Samples are asserted one by one, including a series with more points than
 // Prometheus allows in one request, which the source must split without losing or doubling any.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +16,7 @@
 
 #include "connectors/http/http_client.h"
 #include "connectors/process.h"
+#include "tests/connectors/loopback.h"
 #include "connectors/prometheus/prometheus_source.h"
 
 namespace attrib::connectors::prometheus {
@@ -30,17 +28,6 @@ constexpr int64_t kStart = 1704067200;  // 2024-01-01T00:00:00Z
 constexpr int64_t kHours = 4;
 constexpr int64_t kSecond = 1'000'000'000;
 
-int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 double temperature(int64_t i) { return 60.0 + static_cast<double>(i % 30); }
 
@@ -87,7 +74,7 @@ class PrometheusServer : public ::testing::Test {
       return;
     }
     std::ofstream(dir_ / "prom.yml") << "global:\n  scrape_interval: 1h\nscrape_configs: []\n";
-    port_ = freePort();
+    port_ = testing::freeLoopbackPort();
     pid_ = ::fork();
     if (pid_ == 0) {
       std::string log = (dir_ / "prometheus.log").string();

@@ -8,10 +8,7 @@
 // usable cgroup v1 hierarchy), so the memory job ends FAILED with signal 9 (Slurm's over-memory
 // kill), and NODE_FAIL, PREEMPTED, BOOT_FAIL and DEADLINE are covered by recorded real output
 // in slurm_test.cc.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +17,7 @@
 #include <thread>
 
 #include "connectors/process.h"
+#include "tests/connectors/loopback.h"
 #include "connectors/slurm/slurm_context.h"
 
 namespace attrib::connectors::slurm {
@@ -27,17 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 std::string hostname() {
   ProcessResult r = runProcess({"hostname", "-s"});
@@ -64,7 +51,7 @@ class SlurmCluster : public ::testing::Test {
     ProcessOptions o;
     o.timeout = std::chrono::seconds(60);
     ProcessResult r = runProcess({std::string(ATTRIB_SOURCE_DIR) + "/tests/slurm/cluster.sh", "start", dir_.string(),
-                                  std::to_string(freePort()), std::to_string(freePort())}, o);
+                                  std::to_string(testing::freeLoopbackPort()), std::to_string(testing::freeLoopbackPort())}, o);
     if (r.exitCode != 0) {
       failure_ = "the test cluster did not start: " + r.err + r.out;
       return;

@@ -1,0 +1,25 @@
+#include "connectors/query_support.h"
+
+#include <string_view>
+
+namespace attrib::connectors {
+
+std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after) {
+  if (!workload.start && !workload.end) return std::nullopt;
+  return TimeWindow{workload.start.value_or(*workload.end) - before, workload.end.value_or(*workload.start) + after};
+}
+
+std::string regexAlternation(const std::vector<std::string>& values) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += '|';
+    for (char c : v) {
+      if (std::string_view("\\.^$|?*+()[]{}").find(c) != std::string_view::npos) out += "\\\\";
+      if (c == '"') out += "\\";
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace attrib::connectors

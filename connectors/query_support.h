@@ -1,0 +1,24 @@
+// Pieces shared by the connectors that query servers by time and by node (Loki, Prometheus).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/timeline.h"
+
+namespace attrib::connectors {
+
+struct TimeWindow {
+  int64_t start = 0, end = 0;  // ns since the epoch
+};
+
+// The workload's run padded on both sides; nullopt when it has neither a start nor an end.
+std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after);
+
+// `values` as a regex alternation "a|b\\.c" for a double-quoted LogQL/PromQL string: regex
+// metacharacters are escaped for the regex and the backslashes and quotes again for the string.
+std::string regexAlternation(const std::vector<std::string>& values);
+
+}  // namespace attrib::connectors
