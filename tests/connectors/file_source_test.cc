@@ -103,3 +103,4 @@ TEST_F(FileSourceTest, DotDotAndNoRootsAreRefusedAndNothingMatchingIsEmpty) {
 
 }  // namespace
 }  // namespace attrib::connectors::files
+

@@ -38,6 +38,7 @@ class StubLoki {
  public:
   StubLoki() {
     server_.Get("/loki/api/v1/query_range", [this](const httplib::Request& req, httplib::Response& res) {
+      if (stallMs_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(stallMs_.load()));
       std::lock_guard<std::mutex> lock(mu_);
       ++requests_;
       if (failures_ > 0) {
@@ -121,6 +122,7 @@ class StubLoki {
   bool requireTenant_ = false, malformed_ = false;
   int failures_ = 0, failStatus_ = 429;
   std::atomic<int> requests_{0};
+  std::atomic<int> stallMs_{0};  // answer this late
 
  private:
   httplib::Server server_;
@@ -226,6 +228,23 @@ TEST(LokiStub, A429BurstIsRetriedAndPersistent5xxIsReportedNotHung) {
   started = std::chrono::steady_clock::now();
   EXPECT_TRUE(fetchLogs(tight, workload(), &report).empty());
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2)) << "the budget bounds the backoff";
+}
+
+TEST(LokiStub, AServerThatNeverAnswersTimesOutWithinTheDeadline) {
+  StubLoki loki;
+  fill(loki);
+  loki.stallMs_ = 3000;
+  LokiOptions o = optionsFor(loki);
+  o.timeout = std::chrono::milliseconds(500);
+  o.retries = 1;
+  runtime::ConnectorReport report;
+  auto started = std::chrono::steady_clock::now();
+  EXPECT_TRUE(fetchLogs(o, workload(), &report).empty());
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_NE(report.reason.find("imed out"), std::string::npos) << report.reason;
+  EXPECT_LT(elapsed, std::chrono::milliseconds(2500)) << "two attempts of 0.5 s and a short backoff";
+  loki.stallMs_ = 0;
 }
 
 TEST(LokiStub, BrokenBodiesAndADeadServerAreReported) {

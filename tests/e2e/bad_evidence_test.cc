@@ -197,6 +197,21 @@ TEST_F(BadEvidence, TenMegabyteLine) {
   EXPECT_NE(r.value("reason", "").find("longer than"), std::string::npos) << r.dump();
 }
 
+TEST_F(BadEvidence, TwoGigabyteFile) {
+  // 2 GiB of nothing (a sparse file: no disk used) between two lines, the root's line last: it is
+  // read to the end in bounded memory, the NUL run is cut and reported, and the root is found.
+  fs::path p = dir_.write("logs/n1/syslog.log", "Nov 29 10:40:00 n1 CRON[1]: (root) CMD (true)\n");
+  fs::resize_file(p, 2ull << 30);
+  { std::ofstream(p, std::ios::app) << "\n" << kXidLine << "\n"; }
+  json v = verdict();
+  const json& e = v["root_cause"]["evidence"][0];
+  EXPECT_EQ(e["where"]["offset"], (2ull << 30) + 1);
+  EXPECT_EQ(e["where"]["line"], 3);
+  json r = expectReport(v, "n1/syslog.log", "ok");
+  EXPECT_EQ(r["bytes"], fs::file_size(p));
+  EXPECT_NE(r.value("reason", "").find("longer than"), std::string::npos) << r.dump();
+}
+
 TEST_F(BadEvidence, EmptyFile) {
   dir_.write("logs/n3/dmesg.log", "");
   json v = verdict();
