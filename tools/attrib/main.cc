@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <thread>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "connectors/kueue/kueue_context.h"
 #include "jit/jit_compiler.h"
 #include "orchestrator/runner.h"
+#include "service/service.h"
 #include "sinks/sqlite_sink.h"
 #include "sinks/stream_sink.h"
 #include "tools/attrib/rule_set.h"
@@ -205,6 +208,79 @@ int runBlueprintCommand(const RunCommandOptions& options) {
   return summary.failed > 0 ? kExitError : kExitOk;
 }
 
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8080";
+  std::string tokenFile;
+  std::string rules;
+  size_t maxBody = 64u << 20;
+  size_t maxInFlight = 16;
+  int64_t sessionTtl = 3600;
+  bool noJit = false;
+};
+
+
+int runServe(const ServeOptions& options) {
+  std::string error;
+  attrib::tools::RuleSetOptions ruleSet;
+  ruleSet.jit = !options.noJit;
+  ruleSet.jitCacheDir = attrib::jit::defaultCacheDir();
+  auto engine = attrib::tools::loadRuleSet(options.rules, ruleSet, &error);
+  if (!engine) {
+    printError(error);
+    return kExitError;
+  }
+  attrib::service::ServiceOptions serviceOptions;
+  serviceOptions.maxBodyBytes = options.maxBody;
+  serviceOptions.maxInFlight = options.maxInFlight;
+  serviceOptions.sessionTtl = std::chrono::seconds(options.sessionTtl);
+  if (!options.tokenFile.empty()) {
+    std::FILE* f = std::fopen(options.tokenFile.c_str(), "r");
+    if (!f) {
+      printError(fmt::format("cannot read the token file {}", options.tokenFile));
+      return kExitError;
+    }
+    char buffer[4096];
+    size_t n = std::fread(buffer, 1, sizeof buffer, f);
+    std::fclose(f);
+    serviceOptions.token.assign(buffer, n);
+    while (!serviceOptions.token.empty() && std::isspace(static_cast<unsigned char>(serviceOptions.token.back()))) {
+      serviceOptions.token.pop_back();
+    }
+    if (serviceOptions.token.empty()) {
+      printError(fmt::format("the token file {} is empty", options.tokenFile));
+      return kExitError;
+    }
+  }
+  size_t colon = options.listen.rfind(':');
+  int port = colon == std::string::npos ? -1 : std::atoi(options.listen.c_str() + colon + 1);
+  if (colon == std::string::npos || port < 0 || port > 65535) {
+    printError(fmt::format("--listen wants HOST:PORT, not '{}'", options.listen));
+    return kExitUsage;
+  }
+  attrib::service::Service service(engine, serviceOptions);
+  int bound = service.bind(options.listen.substr(0, colon), port, &error);
+  if (bound < 0) {
+    printError(error);
+    return kExitError;
+  }
+  // Signal handlers only set a flag (stopping the server is not async-signal-safe); a watcher
+  // stops it, and in-flight requests finish first.
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  std::thread watcher([&service] {
+    while (!gStop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    service.stop();
+  });
+  fmt::print(stderr, "attrib serve: listening on {}:{} ({} rules {}, evaluator {}{})\n", options.listen.substr(0, colon), bound,
+             engine->bundle().program.name, engine->bundle().digest, engine->evaluator().name,
+             serviceOptions.token.empty() ? ", no token" : "");
+  service.serve();
+  gStop = true;
+  watcher.join();
+  fmt::print(stderr, "attrib serve: stopped\n");
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -244,8 +320,19 @@ int main(int argc, char** argv) {
   runCmd->add_flag("--no-jit", runOptions.noJit, "Evaluate predicates with the interpreter");
   runCmd->add_option("--jit-cache", runOptions.jitCache, "Directory for compiled predicates");
 
+  ServeOptions serve;
+  CLI::App* serveCmd = app.add_subcommand("serve", "Serve attribution over HTTP (docs/service.md)");
+  serveCmd->add_option("--listen", serve.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
+  serveCmd->add_option("--token-file", serve.tokenFile, "Require this bearer token (read from the file)");
+  serveCmd->add_option("--rules", serve.rules, "A bundle or .attr files (default: the stdlib)");
+  serveCmd->add_option("--max-body", serve.maxBody, "Largest request body, in bytes")->capture_default_str();
+  serveCmd->add_option("--max-in-flight", serve.maxInFlight, "Requests handled at once; more get 503")->capture_default_str();
+  serveCmd->add_option("--session-ttl", serve.sessionTtl, "Seconds an idle session lives")->capture_default_str();
+  serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
+
   if (auto status = attrib::tools::parseCommandLine(app, argc, argv)) return *status;
   if (*diagnoseCmd) return runDiagnose(diagnose);
+  if (*serveCmd) return runServe(serve);
   if (*runCmd) return runBlueprintCommand(runOptions);
   return kExitUsage;
 }

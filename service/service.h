@@ -1,0 +1,75 @@
+// The attrib Service (`attrib serve`): attribution over HTTP for clients that hold the evidence
+// themselves. Sessions collect a workload's context and observations in any order; attributing
+// a session gives the verdict over everything ingested so far; POST /v1/attribute does it all in
+// one call. docs/service.md lists the routes.
+//
+// Robustness: an optional bearer token (401 without it), a body limit (413), a bound on requests
+// in flight (503 with Retry-After beyond it), bounded sessions (count, observations, bytes,
+// idle TTL), and every failure as a JSON body {"error": {"code", "message"}} naming the offending
+// field, never a stack trace or a secret.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "runtime/engine.h"
+#include "service/observations.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace attrib::service {
+
+struct ServiceOptions {
+  std::string token;                   // empty: no authentication
+  size_t maxBodyBytes = 64u << 20;
+  size_t maxInFlight = 16;             // requests being handled at once
+  unsigned threads = 8;
+  size_t maxSessions = 1000;
+  size_t maxObservationsPerSession = 2'000'000;  // lines plus samples
+  std::chrono::seconds sessionTtl{3600};          // since the session was last used
+};
+
+class Service {
+ public:
+  Service(std::shared_ptr<const runtime::Engine> engine, ServiceOptions options);
+  ~Service();
+
+  // Binds to host:port (0: any free port) and returns the port, or -1 with `error`.
+  int bind(const std::string& host, int port, std::string* error);
+  // Serves until stop(); in-flight requests finish first.
+  void serve();
+  void stop();
+
+ private:
+  struct Session {
+    runtime::Workload workload;
+    Observations observations;
+    std::string verdict;  // the latest, as JSON; empty before the first attribution
+    std::chrono::steady_clock::time_point used;
+  };
+  void routes();
+  void expire();
+  std::string attribute(const runtime::Workload& workload, Observations observations);
+
+  std::shared_ptr<const runtime::Engine> engine_;
+  ServiceOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::mutex mu_;
+  std::map<std::string, Session> sessions_;
+  std::atomic<size_t> inFlight_{0};
+  // /metrics
+  std::mutex metricsMu_;
+  std::map<std::string, uint64_t> requests_;  // "route status" -> count
+  std::map<std::string, uint64_t> verdicts_;  // family -> count
+  double latencySeconds_ = 0;
+  uint64_t latencyCount_ = 0;
+  uint64_t bytesScanned_ = 0;
+};
+
+}  // namespace attrib::service

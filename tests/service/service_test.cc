@@ -1,0 +1,215 @@
+// The Service over real HTTP on 127.0.0.1 (cpp-httplib client): one-shot and session
+// attribution, every observation format, authentication, limits, expiry, and JSON errors that
+// name the offending field.
+#include "service/service.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "compiler/bundle_writer.h"
+#include "compiler/compilation.h"
+#include "runtime/bundle.h"
+
+namespace attrib::service {
+namespace {
+
+using nlohmann::json;
+
+std::shared_ptr<const runtime::Engine> stdlibEngine() {
+  static std::shared_ptr<const runtime::Engine> engine = [] {
+    DiagnosticSink sink;
+    Compilation compilation(sink);
+    std::string error;
+    compilation.addPath(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", &error);
+    compilation.check();
+    BundleResult built = buildBundle(compilation, {"stdlib", "test"}, "test");
+    return runtime::Engine::create(runtime::loadBundle(built.bytes, &error), &error);
+  }();
+  return engine;
+}
+
+class Running {
+ public:
+  explicit Running(ServiceOptions options = {}) : service_(stdlibEngine(), options) {
+    std::string error;
+    port_ = service_.bind("127.0.0.1", 0, &error);
+    EXPECT_GT(port_, 0) << error;
+    thread_ = std::thread([this] { service_.serve(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    client_->set_connection_timeout(5);
+    client_->set_read_timeout(30);
+    for (int i = 0; i < 200; ++i) {
+      if (auto r = client_->Get("/healthz"); r && r->status == 200) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~Running() {
+    service_.stop();
+    thread_.join();
+  }
+  httplib::Client& client() { return *client_; }
+
+ private:
+  Service service_;
+  int port_ = 0;
+  std::thread thread_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+const char* kWorkload = R"({"id": "slurm/77", "scheduler": "slurm", "state": "FAILED", "exit_code": 1,
+  "start": "2026-11-29T10:00:00Z", "end": "2026-11-29T11:00:00Z", "nodes": ["gpu-01", "gpu-02", "gpu-07"]})";
+
+std::string xidLines() {
+  std::string out =
+      R"({"node": "gpu-07", "source": "syslog", "time": "2026-11-29T10:42:00Z", "text": "Nov 29 10:42:00 gpu-07 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus."})"
+      "\n";
+  for (int rank = 0; rank < 4; ++rank) {
+    out += json{{"node", rank < 2 ? "gpu-01" : "gpu-02"},
+                {"rank", rank},
+                {"time", "2026-11-29T10:52:00Z"},
+                {"text", "[rank" + std::to_string(rank) + "]:[E ProcessGroupNCCL.cpp:563] [Rank " + std::to_string(rank) +
+                             "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, "
+                             "NumelOut=1, Timeout(ms)=600000) ran for 600250 milliseconds before timing out."}}
+               .dump() +
+           "\n";
+  }
+  return out;
+}
+
+json body(const httplib::Result& r) {
+  EXPECT_TRUE(r);
+  if (!r) return json();
+  json j = json::parse(r->body, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r->body;
+  return j;
+}
+
+TEST(Service, OneCallAttribution) {
+  Running s;
+  json request = {{"workload", json::parse(kWorkload)}, {"observations", json::array({{{"format", "attrib"}, {"data", xidLines()}}})}};
+  auto r = s.client().Post("/v1/attribute", request.dump(), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  json v = body(r);
+  EXPECT_EQ(v["root_cause"]["symptom"], "gpu.xid.xid79");
+  EXPECT_EQ(v["root_cause"]["node"], "gpu-07");
+  EXPECT_EQ(v["workload"]["id"], "slurm/77");
+}
+
+TEST(Service, SessionsTakeObservationsInAnyOrderAndEveryFormat) {
+  Running s;
+  auto created = s.client().Post("/v1/sessions", kWorkload, "application/json");
+  ASSERT_EQ(created->status, 201) << created->body;
+  std::string id = body(created)["id"];
+  std::string base = "/v1/sessions/" + id;
+  // Attribute before anything arrived, then feed, then attribute again: the verdict follows.
+  json empty = body(s.client().Post(base + "/attribute", "", "application/json"));
+  EXPECT_TRUE(empty["root_cause"].is_null()) << empty.dump();
+  // The NCCL timeouts as a Loki query_range answer, the Xid as raw streams, a DCGM matrix.
+  json loki = {{"status", "success"}, {"data", {{"resultType", "streams"}, {"result", json::array()}}}};
+  loki["data"]["result"].push_back(
+      {{"stream", {{"node", "gpu-01"}, {"rank", "0"}}},
+       {"values", json::array({json::array({"1795949520000000000",
+                                            "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
+                                            "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600250 "
+                                            "milliseconds before timing out."})})}});
+  auto r1 = s.client().Post(base + "/observations?format=loki_query_range", loki.dump(), "application/json");
+  ASSERT_EQ(r1->status, 200) << r1->body;
+  json raw = {{"streams", json::array({{{"stream", {{"node", "gpu-07"}, {"source", "syslog"}}},
+                                        {"values", json::array({json::array({"1795948920000000000",
+                                                                             "Nov 29 10:42:00 gpu-07 kernel: NVRM: Xid (PCI:0000:3b:00): "
+                                                                             "79, pid=1, GPU has fallen off the bus."})})}}})}};
+  ASSERT_EQ(s.client().Post(base + "/observations?format=raw_loki_streams", raw.dump(), "application/json")->status, 200);
+  json matrix = {{"status", "success"},
+                 {"data",
+                  {{"resultType", "matrix"},
+                   {"result", json::array({{{"metric", {{"__name__", "DCGM_FI_DEV_GPU_TEMP"}, {"Hostname", "gpu-07"}, {"gpu", "0"}}},
+                                            {"values", json::array({json::array({1795948800, "71"}), json::array({1795948860, "72"})})}}})}}}};
+  auto r3 = s.client().Post(base + "/observations?format=prometheus_matrix", matrix.dump(), "application/json");
+  ASSERT_EQ(r3->status, 200) << r3->body;
+  EXPECT_EQ(body(r3)["samples"], 2);
+  json v = body(s.client().Post(base + "/attribute", "", "application/json"));
+  EXPECT_EQ(v["root_cause"]["symptom"], "gpu.xid.xid79") << v.dump();
+  json got = body(s.client().Get(base.c_str()));
+  EXPECT_EQ(got["lines"], 2);
+  EXPECT_EQ(got["samples"], 2);
+  EXPECT_EQ(got["verdict"]["root_cause"]["symptom"], "gpu.xid.xid79");
+}
+
+TEST(Service, ATokenIsRequiredWhenConfiguredButHealthIsOpen) {
+  ServiceOptions o;
+  o.token = "s3cret";
+  Running s(o);
+  auto denied = s.client().Post("/v1/sessions", kWorkload, "application/json");
+  ASSERT_EQ(denied->status, 401);
+  EXPECT_EQ(body(denied)["error"]["code"], "unauthorized");
+  EXPECT_EQ(denied->body.find("s3cret"), std::string::npos);
+  EXPECT_EQ(s.client().Get("/healthz")->status, 200);
+  httplib::Headers headers = {{"Authorization", "Bearer s3cret"}};
+  EXPECT_EQ(s.client().Post("/v1/sessions", headers, kWorkload, "application/json")->status, 201);
+  headers = {{"Authorization", "Bearer s3cre"}};
+  EXPECT_EQ(s.client().Post("/v1/sessions", headers, kWorkload, "application/json")->status, 401);
+}
+
+TEST(Service, BadRequestsAreJsonErrorsNamingTheField) {
+  ServiceOptions o;
+  o.maxBodyBytes = 4096;
+  o.maxSessions = 2;
+  Running s(o);
+  auto notJson = s.client().Post("/v1/attribute", "{not json", "application/json");
+  EXPECT_EQ(notJson->status, 400);
+  EXPECT_EQ(body(notJson)["error"]["message"], "the body is not a JSON object");
+  auto badState = s.client().Post("/v1/sessions", R"({"id": "x", "state": "EXPLODED"})", "application/json");
+  EXPECT_EQ(badState->status, 400);
+  EXPECT_NE(body(badState)["error"]["message"].get<std::string>().find("unknown state"), std::string::npos);
+  std::string id = body(s.client().Post("/v1/sessions", kWorkload, "application/json"))["id"];
+  auto badLine = s.client().Post("/v1/sessions/" + id + "/observations", "{\"text\": \"ok\"}\n{\"time\": \"yesterday\", \"text\": \"x\"}",
+                                 "application/x-ndjson");
+  EXPECT_EQ(badLine->status, 400);
+  EXPECT_EQ(body(badLine)["error"]["message"], "line 2: 'time' must be RFC 3339 or integer nanoseconds");
+  EXPECT_EQ(body(s.client().Get(("/v1/sessions/" + id).c_str()))["lines"], 0) << "nothing of a bad body is kept";
+  auto badFormat = s.client().Post("/v1/sessions/" + id + "/observations?format=csv", "a,b", "text/csv");
+  EXPECT_EQ(badFormat->status, 400);
+  auto missing = s.client().Post("/v1/sessions/00ff/attribute", "", "application/json");
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(body(missing)["error"]["code"], "not_found");
+  auto big = s.client().Post("/v1/attribute", std::string(10000, ' '), "application/json");
+  EXPECT_EQ(big->status, 413);
+  EXPECT_EQ(body(big)["error"]["code"], "payload_too_large");
+  EXPECT_EQ(s.client().Post("/v1/sessions", kWorkload, "application/json")->status, 201);
+  auto full = s.client().Post("/v1/sessions", kWorkload, "application/json");
+  EXPECT_EQ(full->status, 429);
+  EXPECT_EQ(body(full)["error"]["code"], "too_many_sessions");
+  auto route = s.client().Get("/v2/nothing");
+  EXPECT_EQ(route->status, 404);
+  EXPECT_EQ(body(route)["error"]["code"], "not_found");
+}
+
+TEST(Service, IdleSessionsExpire) {
+  ServiceOptions o;
+  o.sessionTtl = std::chrono::seconds(1);
+  Running s(o);
+  std::string id = body(s.client().Post("/v1/sessions", kWorkload, "application/json"))["id"];
+  EXPECT_EQ(s.client().Get(("/v1/sessions/" + id).c_str())->status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  EXPECT_EQ(s.client().Get(("/v1/sessions/" + id).c_str())->status, 404);
+}
+
+TEST(Service, RulesetsAndMetrics) {
+  Running s;
+  json rulesets = body(s.client().Get("/v1/rulesets"));
+  EXPECT_EQ(rulesets["rulesets"][0]["digest"], stdlibEngine()->bundle().digest);
+  json request = {{"workload", json::parse(kWorkload)}, {"observations", json::array({{{"data", xidLines()}}})}};
+  ASSERT_EQ(s.client().Post("/v1/attribute", request.dump(), "application/json")->status, 200);
+  auto m = s.client().Get("/metrics");
+  ASSERT_EQ(m->status, 200);
+  EXPECT_NE(m->body.find("attrib_requests_total{route=\"/v1/attribute\",status=\"200\"} 1"), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("attrib_verdicts_total{family=\"accelerator-gpu\"} 1"), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("attrib_sessions 0"), std::string::npos) << m->body;
+}
+
+}  // namespace
+}  // namespace attrib::service
