@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "connectors/kueue/kueue_context.h"
 #include "connectors/local/workload_dir.h"
 #include "runtime/verdict.h"
 
@@ -91,7 +93,7 @@ std::string Service::attribute(const runtime::Workload& workload, Observations o
   evidence.workload = workload;
   evidence.lines = std::move(observations.lines);
   evidence.metrics = std::move(observations.metrics);
-  runtime::Verdict v = engine_->diagnose(std::move(evidence));
+  runtime::Verdict v = engine()->diagnose(std::move(evidence));
   {
     std::lock_guard<std::mutex> lock(metricsMu_);
     ++verdicts_[v.outcomes.empty() ? "unknown" : v.outcomes[0].family];
@@ -127,14 +129,22 @@ void Service::routes() {
     res.set_content(R"({"status":"ok"})", "application/json");
   }));
   s.Get("/readyz", guarded("/readyz", false, [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(json{{"status", "ready"}, {"evaluator", engine_->evaluator().name}}.dump(), "application/json");
+    res.set_content(json{{"status", "ready"}, {"evaluator", engine()->evaluator().name}}.dump(), "application/json");
   }));
-  s.Get("/v1/rulesets", guarded("/v1/rulesets", true, [this](const httplib::Request&, httplib::Response& res) {
-    const auto& b = engine_->bundle();
-    res.set_content(json{{"rulesets", json::array({{{"name", b.program.name}, {"version", b.program.version}, {"digest", b.digest},
-                                                     {"evaluator", engine_->evaluator().name}}})}}
-                        .dump(),
-                    "application/json");
+  auto describe = [](const runtime::Engine& e) {
+    const auto& b = e.bundle();
+    return json{{"name", b.program.name}, {"version", b.program.version}, {"digest", b.digest}, {"evaluator", e.evaluator().name}};
+  };
+  s.Get("/v1/rulesets", guarded("/v1/rulesets", true, [this, describe](const httplib::Request&, httplib::Response& res) {
+    res.set_content(json{{"rulesets", json::array({describe(*engine())})}}.dump(), "application/json");
+  }));
+  s.Post("/v1/rulesets/reload", guarded("/v1/rulesets/reload", true, [this, describe](const httplib::Request&, httplib::Response& res) {
+    if (!options_.reload) return fail(res, 404, "this service was not started with reloadable rules");
+    std::string error;
+    auto fresh = options_.reload(&error);
+    if (!fresh) return fail(res, 400, "the rules could not be loaded; the old ones stay: " + error);
+    std::atomic_store(&engine_, std::shared_ptr<const runtime::Engine>(fresh));
+    res.set_content(json{{"rulesets", json::array({describe(*fresh)})}}.dump(), "application/json");
   }));
   s.Get("/metrics", guarded("/metrics", true, [this](const httplib::Request&, httplib::Response& res) {
     std::string out = "# TYPE attrib_requests_total counter\n";
@@ -244,6 +254,143 @@ void Service::routes() {
     }
     res.set_content(attribute(workload, std::move(all)), "application/json");
   }));
+  v1Routes(guarded);
+}
+
+// The reference product's V1 API, so its existing clients work unchanged:
+//   POST /latest/attributor                      {workload, metadata} -> {attributor_id}
+//   POST /latest/attributor/{id}/observation     {context: {source, format, time_interval}, body: "<JSON>"}
+//   GET  /latest/attributor/{id}/attribution     {attributions: [NodeAttribution...]}
+template <typename Guard>
+void Service::v1Routes(Guard& guarded) {
+  auto& s = *server_;
+  s.Post("/latest/attributor", guarded("/latest/attributor", true, [this](const httplib::Request& req, httplib::Response& res) {
+    json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("workload") || !body["workload"].is_object()) {
+      return fail(res, 400, "'workload' (an object) is required");
+    }
+    const json& w = body["workload"];
+    auto text = [&](const char* k) { return w.contains(k) && w[k].is_string() ? w[k].get<std::string>() : std::string(); };
+    runtime::Workload workload;
+    workload.id = text("id");
+    workload.scheduler = text("type").empty() ? "slurm" : text("type");
+    workload.name = text("name");
+    workload.user = text("username");
+    std::string status = text("status");
+    for (char& c : status) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (!status.empty() && !ir::stateFromName(status, &workload.state)) return fail(res, 400, "workload.status: unknown state '" + status + "'");
+    for (auto [key, slot] : {std::pair{"job_start_time", &workload.start}, std::pair{"job_end_time", &workload.end}}) {
+      if (text(key).empty()) continue;
+      *slot = connectors::kueue::parseKubeTime(text(key));
+      if (!*slot) return fail(res, 400, fmt::format("workload.{}: not an ISO-8601 time", key));
+    }
+    if (w.contains("nodes") && w["nodes"].is_array()) {
+      for (const auto& n : w["nodes"]) if (n.is_string()) workload.nodes.push_back(n.get<std::string>());
+    }
+    if (w.contains("nranks") && w["nranks"].is_number_integer()) workload.ranks = w["nranks"].get<int64_t>();
+    if (w.contains("ranks_per_node") && w["ranks_per_node"].is_number_integer()) workload.ranksPerNode = w["ranks_per_node"].get<int64_t>();
+    if (w.contains("exit_code_signal") && w["exit_code_signal"].is_number_integer()) workload.exitCode = w["exit_code_signal"].get<int64_t>();
+    std::lock_guard<std::mutex> lock(mu_);
+    expire();
+    if (sessions_.size() >= options_.maxSessions) return fail(res, 429, "too many attributors");
+    std::string id = newId();
+    sessions_[id] = {std::move(workload), {}, "", Clock::now()};
+    res.set_content(json{{"attributor_id", id}}.dump(), "application/json");
+  }));
+  s.Post(R"(/latest/attributor/([0-9a-f]+)/observation)",
+         guarded("/latest/attributor/{id}/observation", true, [this](const httplib::Request& req, httplib::Response& res) {
+           json body = json::parse(req.body, nullptr, false);
+           if (!body.is_object() || !body.contains("body") || !body["body"].is_string()) {
+             return fail(res, 400, "'body' (a JSON string) is required");
+           }
+           const json context = body.contains("context") && body["context"].is_object() ? body["context"] : json::object();
+           std::string format = context.value("format", "raw_loki_streams");
+           std::string source = context.value("source", "");
+           Observations parsed;
+           std::string error;
+           if (format == "raw_loki_streams") {
+             // V1's stream values carry a JSON payload {body, severity, attributes: {hostname, appname}}.
+             json streams = json::parse(body["body"].get<std::string>(), nullptr, false);
+             if (streams.is_object() && streams.contains("streams")) streams = streams["streams"];
+             if (!streams.is_array()) return fail(res, 400, "body: not a list of Loki streams");
+             for (size_t i = 0; i < streams.size(); ++i) {
+               const json& st = streams[i];
+               if (!st.is_object() || !st.contains("values") || !st["values"].is_array()) {
+                 return fail(res, 400, fmt::format("body[{}]: 'values' is required", i));
+               }
+               const json labels = st.contains("stream") && st["stream"].is_object() ? st["stream"] : json::object();
+               for (const auto& v : st["values"]) {
+                 if (!v.is_array() || v.size() < 2 || !v[0].is_string() || !v[1].is_string()) {
+                   return fail(res, 400, fmt::format("body[{}].values: must be [\"<ns>\", \"<payload>\"]", i));
+                 }
+                 runtime::LogLine line;
+                 const std::string& ts = v[0].get_ref<const std::string&>();
+                 int64_t t = 0;
+                 auto [p, ec] = std::from_chars(ts.data(), ts.data() + ts.size(), t);
+                 if (ec != std::errc() || p != ts.data() + ts.size()) return fail(res, 400, fmt::format("body[{}]: bad timestamp '{}'", i, ts));
+                 line.time = t;
+                 json payload = json::parse(v[1].get<std::string>(), nullptr, false);
+                 if (payload.is_object() && payload.contains("body") && payload["body"].is_string()) {
+                   line.text = payload["body"].get<std::string>();
+                   if (payload.contains("attributes") && payload["attributes"].is_object()) {
+                     line.node = payload["attributes"].value("hostname", "");
+                   }
+                 } else {
+                   line.text = v[1].get<std::string>();
+                 }
+                 if (line.node.empty()) line.node = labels.value("hostname", labels.value("node", ""));
+                 line.source = source.empty() ? labels.value("source", "applog") : source;
+                 line.where.connector = "v1";
+                 parsed.lines.push_back(std::move(line));
+               }
+             }
+           } else if (!parseObservations(format == "prometheus_metrics" ? "prometheus_matrix" : format, body["body"].get<std::string>(),
+                                         &parsed, &error)) {
+             return fail(res, 400, "body: " + error);
+           }
+           std::lock_guard<std::mutex> lock(mu_);
+           expire();
+           auto it = sessions_.find(req.matches[1]);
+           if (it == sessions_.end()) return fail(res, 404, "no such attributor (it may have expired)");
+           Session& session = it->second;
+           if (session.observations.lines.size() + session.observations.metrics.size() + parsed.lines.size() + parsed.metrics.size() >
+               options_.maxObservationsPerSession) {
+             return fail(res, 413, "too many observations for one attributor");
+           }
+           for (auto& l : parsed.lines) session.observations.lines.push_back(std::move(l));
+           for (auto& m : parsed.metrics) session.observations.metrics.push_back(std::move(m));
+           session.used = Clock::now();
+           res.set_content(json{{"observation_id", ++session.observationCount}}.dump(), "application/json");
+         }));
+  s.Get(R"(/latest/attributor/([0-9a-f]+)/attribution)",
+        guarded("/latest/attributor/{id}/attribution", true, [this](const httplib::Request& req, httplib::Response& res) {
+          runtime::Workload workload;
+          Observations copy;
+          {
+            std::lock_guard<std::mutex> lock(mu_);
+            expire();
+            auto it = sessions_.find(req.matches[1]);
+            if (it == sessions_.end()) return fail(res, 404, "no such attributor (it may have expired)");
+            workload = it->second.workload;
+            copy = it->second.observations;
+            it->second.used = Clock::now();
+          }
+          json verdict = json::parse(attribute(workload, std::move(copy)));
+          // One NodeAttribution per bad node; its nested list says why (non-empty: faulty).
+          json items = json::array();
+          const json outcome = verdict.contains("outcomes") && !verdict["outcomes"].empty() ? verdict["outcomes"][0] : json();
+          for (const auto& node : verdict.value("bad_nodes", json::array())) {
+            json reasons = json::array();
+            for (const auto& symptom : node.value("symptoms", json::array())) {
+              reasons.push_back({{"symptom", symptom},
+                                 {"outcome", outcome.is_object() ? outcome.value("name", "") : ""},
+                                 {"family", outcome.is_object() ? outcome.value("family", "") : "unknown"},
+                                 {"confidence", verdict.value("confidence", 0.0)}});
+            }
+            items.push_back({{"type", "NodeAttribution"}, {"node", node.value("node", "")}, {"attributions", reasons}});
+          }
+          res.set_content(json{{"attributions", items}}.dump(), "application/json");
+        }));
 }
 
 }  // namespace attrib::service

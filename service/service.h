@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,8 @@ struct ServiceOptions {
   size_t maxSessions = 1000;
   size_t maxObservationsPerSession = 2'000'000;  // lines plus samples
   std::chrono::seconds sessionTtl{3600};          // since the session was last used
+  // POST /v1/rulesets/reload loads the rules again with this (null: reloading is not offered).
+  std::function<std::shared_ptr<const runtime::Engine>(std::string* error)> reload;
 };
 
 class Service {
@@ -52,10 +55,15 @@ class Service {
     Observations observations;
     std::string verdict;  // the latest, as JSON; empty before the first attribution
     std::chrono::steady_clock::time_point used;
+    uint64_t observationCount = 0;  // V1 observation ids
   };
   void routes();
+  template <typename Guard>
+  void v1Routes(Guard& guarded);
   void expire();
   std::string attribute(const runtime::Workload& workload, Observations observations);
+  // The current rule set. A reload swaps it atomically; a request keeps the engine it started with.
+  std::shared_ptr<const runtime::Engine> engine() const { return std::atomic_load(&engine_); }
 
   std::shared_ptr<const runtime::Engine> engine_;
   ServiceOptions options_;

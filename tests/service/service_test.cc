@@ -198,6 +198,75 @@ TEST(Service, IdleSessionsExpire) {
   EXPECT_EQ(s.client().Get(("/v1/sessions/" + id).c_str())->status, 404);
 }
 
+// The reference product's V1 API, with the payloads its NVRx client sends.
+TEST(Service, V1AttributorApiForExistingClients) {
+  Running s;
+  json create = {{"workload",
+                  {{"id", "4242:cycle0:1795948800000000000"},
+                   {"type", "slurm"},
+                   {"job_start_time", "2026-11-29T10:00:00Z"},
+                   {"job_end_time", "2026-11-29T11:00:00Z"},
+                   {"status", "FAILED"},
+                   {"nranks", 16},
+                   {"ranks_per_node", 8},
+                   {"nodes", {"gpu-07", "gpu-08"}},
+                   {"name", "pretrain"},
+                   {"username", "alice"}}},
+                 {"metadata", {{"cluster", "c1"}, {"ruleset", "default"}}}};
+  auto created = s.client().Post("/latest/attributor", create.dump(), "application/json");
+  ASSERT_EQ(created->status, 200) << created->body;
+  std::string id = body(created)["attributor_id"];
+  json payload = {{"body", "Nov 29 10:42:00 gpu-07 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus."},
+                  {"severity", "err"},
+                  {"attributes", {{"hostname", "gpu-07"}, {"appname", "kernel"}, {"facility", 0}}},
+                  {"resources", json::object()}};
+  json streams = json::array({{{"stream", {{"job", "4242"}, {"app", "kernel"}, {"hostname", "gpu-07"}}},
+                               {"values", json::array({json::array({"1795948920000000000", payload.dump()})})}}});
+  json observation = {{"context",
+                       {{"time_interval", {{"start", "2026-11-29T10:00:00Z"}, {"end", "2026-11-29T11:00:00Z"}}},
+                        {"resources", "AllJobResources"},
+                        {"source", "syslog"},
+                        {"format", "raw_loki_streams"}}},
+                      {"body", streams.dump()}};
+  auto added = s.client().Post("/latest/attributor/" + id + "/observation", observation.dump(), "application/json");
+  ASSERT_EQ(added->status, 200) << added->body;
+  EXPECT_EQ(body(added)["observation_id"], 1);
+  json result = body(s.client().Get(("/latest/attributor/" + id + "/attribution").c_str()));
+  ASSERT_EQ(result["attributions"].size(), 1u) << result.dump();
+  EXPECT_EQ(result["attributions"][0]["type"], "NodeAttribution");
+  EXPECT_EQ(result["attributions"][0]["node"], "gpu-07");
+  EXPECT_FALSE(result["attributions"][0]["attributions"].empty());
+  EXPECT_EQ(result["attributions"][0]["attributions"][0]["symptom"], "gpu.xid.xid79");
+  // Nothing wrong: an empty list, which V1 clients read as "nothing attributed".
+  std::string quiet = body(s.client().Post("/latest/attributor", create.dump(), "application/json"))["attributor_id"];
+  EXPECT_EQ(body(s.client().Get(("/latest/attributor/" + quiet + "/attribution").c_str()))["attributions"], json::array());
+  auto bad = s.client().Post("/latest/attributor/" + id + "/observation", R"({"context": {}, "body": 5})", "application/json");
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(body(bad)["error"]["message"], "'body' (a JSON string) is required");
+}
+
+TEST(Service, ReloadSwapsTheRulesAndKeepsTheOldOnesOnFailure) {
+  ServiceOptions o;
+  int calls = 0;
+  o.reload = [&calls](std::string* error) -> std::shared_ptr<const runtime::Engine> {
+    if (++calls == 2) {
+      *error = "rules.attr:3:1: error: ...";
+      return nullptr;
+    }
+    return stdlibEngine();
+  };
+  Running s(o);
+  auto ok = s.client().Post("/v1/rulesets/reload", "", "application/json");
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  EXPECT_EQ(body(ok)["rulesets"][0]["digest"], stdlibEngine()->bundle().digest);
+  auto broken = s.client().Post("/v1/rulesets/reload", "", "application/json");
+  EXPECT_EQ(broken->status, 400);
+  EXPECT_NE(body(broken)["error"]["message"].get<std::string>().find("the old ones stay"), std::string::npos);
+  EXPECT_EQ(s.client().Get("/healthz")->status, 200);
+  Running plain;
+  EXPECT_EQ(plain.client().Post("/v1/rulesets/reload", "", "application/json")->status, 404);
+}
+
 TEST(Service, RulesetsAndMetrics) {
   Running s;
   json rulesets = body(s.client().Get("/v1/rulesets"));

@@ -233,6 +233,7 @@ int runServe(const ServeOptions& options) {
   serviceOptions.maxBodyBytes = options.maxBody;
   serviceOptions.maxInFlight = options.maxInFlight;
   serviceOptions.sessionTtl = std::chrono::seconds(options.sessionTtl);
+  serviceOptions.reload = [options, ruleSet](std::string* why) { return attrib::tools::loadRuleSet(options.rules, ruleSet, why); };
   if (!options.tokenFile.empty()) {
     std::FILE* f = std::fopen(options.tokenFile.c_str(), "r");
     if (!f) {
