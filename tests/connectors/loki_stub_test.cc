@@ -301,7 +301,8 @@ TEST(Sources, TheVerdictComesFromTheRemainingEvidenceAndTheReportsSayWhatFailed)
   }
   std::filesystem::path root = std::filesystem::temp_directory_path() / ("attrib-sources-" + std::to_string(::getpid()));
   std::filesystem::create_directories(root / "gpu-0001");
-  std::ofstream(root / "gpu-0001" / "syslog.log.gz") << std::string("\x1f\x8b\x08\x00corrupt", 12);
+  // A gzip header, then garbage.
+  std::ofstream(root / "gpu-0001" / "syslog.log.gz") << std::string{'\x1f', '\x8b', '\x08', '\0'} + "corrupt";
 
   WorkloadContext context;
   context.workload.id = "slurm/418207";
