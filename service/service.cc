@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -12,10 +14,44 @@
 #include "runtime/verdict.h"
 
 namespace attrib::service {
+
+extern const char* const kOpenApiYaml;
+
 namespace {
+
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+// YAML -> JSON for the OpenAPI document: quoted scalars stay strings; plain ones become numbers
+// or booleans when they read as such.
+json yamlToJson(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      json out = json::object();
+      for (const auto& kv : n) out[kv.first.as<std::string>()] = yamlToJson(kv.second);
+      return out;
+    }
+    case YAML::NodeType::Sequence: {
+      json out = json::array();
+      for (const auto& v : n) out.push_back(yamlToJson(v));
+      return out;
+    }
+    case YAML::NodeType::Scalar: {
+      std::string s = n.Scalar();
+      if (n.Tag() != "!") {
+        if (s == "true" || s == "false") return s == "true";
+        char* end = nullptr;
+        long long i = std::strtoll(s.c_str(), &end, 10);
+        if (!s.empty() && *end == 0) return i;
+        double d = std::strtod(s.c_str(), &end);
+        if (!s.empty() && *end == 0) return d;
+      }
+      return s;
+    }
+    default: return nullptr;
+  }
+}
 
 const char* codeName(int status) {
   switch (status) {
@@ -118,6 +154,19 @@ void Service::routes() {
         handler(req, res);
       }
       --inFlight_;
+      double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+      if (options_.accessLog) {
+        options_.accessLog(json{{"time", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch()).count()},
+                                {"method", req.method},
+                                {"route", route},
+                                {"status", res.status > 0 ? res.status : 200},
+                                {"ms", std::round(ms * 100) / 100},
+                                {"bytes_in", req.body.size()},
+                                {"bytes_out", res.body.size()},
+                                {"peer", req.remote_addr}}
+                               .dump());
+      }
       std::lock_guard<std::mutex> lock(metricsMu_);
       ++requests_[fmt::format("{} {}", route, res.status > 0 ? res.status : 200)];  // httplib sets 200 after us
       latencySeconds_ += std::chrono::duration<double>(Clock::now() - started).count();
@@ -125,6 +174,10 @@ void Service::routes() {
     };
   };
   auto& s = *server_;
+  std::string openapi = yamlToJson(YAML::Load(kOpenApiYaml)).dump();
+  s.Get("/openapi.json", guarded("/openapi.json", false, [openapi](const httplib::Request&, httplib::Response& res) {
+    res.set_content(openapi, "application/json");
+  }));
   s.Get("/healthz", guarded("/healthz", false, [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"ok"})", "application/json");
   }));

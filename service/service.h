@@ -34,6 +34,9 @@ struct ServiceOptions {
   size_t maxSessions = 1000;
   size_t maxObservationsPerSession = 2'000'000;  // lines plus samples
   std::chrono::seconds sessionTtl{3600};          // since the session was last used
+  // One structured line per request (JSON: time, method, path, status, ms, bytes in/out, peer).
+  // Never the body, the query string or headers: they can hold evidence and secrets.
+  std::function<void(const std::string& line)> accessLog;
   // POST /v1/rulesets/reload loads the rules again with this (null: reloading is not offered).
   std::function<std::shared_ptr<const runtime::Engine>(std::string* error)> reload;
 };

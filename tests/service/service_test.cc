@@ -7,6 +7,8 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "compiler/bundle_writer.h"
@@ -265,6 +267,78 @@ TEST(Service, ReloadSwapsTheRulesAndKeepsTheOldOnesOnFailure) {
   EXPECT_EQ(s.client().Get("/healthz")->status, 200);
   Running plain;
   EXPECT_EQ(plain.client().Post("/v1/rulesets/reload", "", "application/json")->status, 404);
+}
+
+TEST(Service, AccessLogLinesCarryNoBodiesOrSecrets) {
+  ServiceOptions o;
+  o.token = "s3cret";
+  std::mutex mu;
+  std::vector<std::string> lines;
+  o.accessLog = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    lines.push_back(line);
+  };
+  Running s(o);
+  httplib::Headers auth = {{"Authorization", "Bearer s3cret"}};
+  ASSERT_EQ(s.client().Post("/v1/sessions?note=private", auth, kWorkload, "application/json")->status, 201);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_FALSE(lines.empty());
+  json last = json::parse(lines.back());
+  EXPECT_EQ(last["method"], "POST");
+  EXPECT_EQ(last["route"], "/v1/sessions");
+  EXPECT_EQ(last["status"], 201);
+  EXPECT_EQ(last["bytes_in"], std::string(kWorkload).size());
+  for (const auto& l : lines) {
+    EXPECT_EQ(l.find("s3cret"), std::string::npos) << l;
+    EXPECT_EQ(l.find("private"), std::string::npos) << l;
+    EXPECT_EQ(l.find("gpu-07"), std::string::npos) << l;
+  }
+}
+
+// docs/api/openapi.yaml, served at /openapi.json, against the implementation: every documented
+// route answers (not "no such route"), every route the Service has is documented, and every
+// request example is accepted.
+TEST(Service, TheOpenApiDocumentMatchesTheRoutesAndItsExamplesWork) {
+  ServiceOptions o;
+  o.reload = [](std::string*) { return stdlibEngine(); };
+  Running s(o);
+  json doc = body(s.client().Get("/openapi.json"));
+  ASSERT_EQ(doc["openapi"], "3.0.3");
+  std::set<std::string> documented;
+  std::string session = body(s.client().Post("/v1/sessions", kWorkload, "application/json"))["id"];
+  std::string attributor = body(s.client().Post("/latest/attributor", R"({"workload": {"id": "x"}})", "application/json"))["attributor_id"];
+  for (auto& [path, item] : doc["paths"].items()) {
+    for (auto& [method, op] : item.items()) {
+      if (method == "parameters") continue;
+      documented.insert(method + " " + path);
+      std::string concrete = path;
+      std::string id = path.rfind("/latest/", 0) == 0 ? attributor : session;
+      size_t at = concrete.find("{id}");
+      if (at != std::string::npos) concrete.replace(at, 4, id);
+      std::string example = "";
+      std::string type = "application/json";
+      if (op.contains("requestBody")) {
+        for (auto& [mime, content] : op["requestBody"]["content"].items()) {
+          type = mime;
+          if (content.contains("example")) {
+            example = content["example"].is_string() ? content["example"].get<std::string>() : content["example"].dump();
+          }
+        }
+      }
+      httplib::Result r = method == "get" ? s.client().Get(concrete.c_str()) : s.client().Post(concrete, example, type);
+      ASSERT_TRUE(r) << method << " " << path;
+      EXPECT_EQ(r->body.find("no such route"), std::string::npos) << method << " " << path;
+      if (op.contains("requestBody")) {
+        EXPECT_LT(r->status, 300) << method << " " << path << ": the example is refused: " << r->body;
+      }
+    }
+  }
+  std::set<std::string> implemented = {
+      "get /healthz", "get /readyz", "get /openapi.json", "get /metrics", "get /v1/rulesets", "post /v1/rulesets/reload",
+      "post /v1/sessions", "get /v1/sessions/{id}", "post /v1/sessions/{id}/observations", "post /v1/sessions/{id}/attribute",
+      "post /v1/attribute", "post /latest/attributor", "post /latest/attributor/{id}/observation",
+      "get /latest/attributor/{id}/attribution"};
+  EXPECT_EQ(documented, implemented);
 }
 
 TEST(Service, RulesetsAndMetrics) {

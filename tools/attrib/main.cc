@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <mutex>
 #include <thread>
 #include <cctype>
 #include <cstdio>
@@ -233,6 +234,11 @@ int runServe(const ServeOptions& options) {
   serviceOptions.maxBodyBytes = options.maxBody;
   serviceOptions.maxInFlight = options.maxInFlight;
   serviceOptions.sessionTtl = std::chrono::seconds(options.sessionTtl);
+  static std::mutex logMu;
+  serviceOptions.accessLog = [](const std::string& line) {
+    std::lock_guard<std::mutex> lock(logMu);
+    fmt::print(stderr, "{}\n", line);
+  };
   serviceOptions.reload = [options, ruleSet](std::string* why) { return attrib::tools::loadRuleSet(options.rules, ruleSet, why); };
   if (!options.tokenFile.empty()) {
     std::FILE* f = std::fopen(options.tokenFile.c_str(), "r");
