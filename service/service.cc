@@ -236,12 +236,23 @@ void Service::routes() {
            std::string format = req.has_param("format") ? req.get_param_value("format") : "attrib";
            Observations parsed;
            std::string error;
-           if (!parseObservations(format, req.body, &parsed, &error)) return fail(res, 400, error);
+           runtime::Workload scheduler;
+           // `scheduler`: the scheduler's state as it now is (workload.json format) replaces the
+           // session's context; anything else is evidence.
+           if (format == "scheduler") {
+             if (!connectors::parseWorkloadJson(req.body, &scheduler, &error)) return fail(res, 400, error);
+           } else if (!parseObservations(format, req.body, &parsed, &error)) {
+             return fail(res, 400, error);
+           }
            std::lock_guard<std::mutex> lock(mu_);
            expire();
            auto it = sessions_.find(req.matches[1]);
            if (it == sessions_.end()) return fail(res, 404, "no such session (it may have expired)");
            Session& session = it->second;
+           if (format == "scheduler") {
+             if (scheduler.id.empty()) scheduler.id = session.workload.id;
+             session.workload = std::move(scheduler);
+           }
            size_t total = session.observations.lines.size() + session.observations.metrics.size() + parsed.lines.size() +
                           parsed.metrics.size();
            if (total > options_.maxObservationsPerSession) {

@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -53,6 +54,7 @@ class Running {
     thread_.join();
   }
   httplib::Client& client() { return *client_; }
+  int port() const { return port_; }
 
  private:
   Service service_;
@@ -133,8 +135,15 @@ TEST(Service, SessionsTakeObservationsInAnyOrderAndEveryFormat) {
   auto r3 = s.client().Post(base + "/observations?format=prometheus_matrix", matrix.dump(), "application/json");
   ASSERT_EQ(r3->status, 200) << r3->body;
   EXPECT_EQ(body(r3)["samples"], 2);
+  // The scheduler's final word arrives last: the job was cancelled by its time limit.
+  auto state = s.client().Post(base + "/observations?format=scheduler",
+                               R"({"state": "TIMEOUT", "end": "2026-11-29T11:00:00Z", "nodes": ["gpu-01", "gpu-02", "gpu-07"]})",
+                               "application/json");
+  ASSERT_EQ(state->status, 200) << state->body;
   json v = body(s.client().Post(base + "/attribute", "", "application/json"));
   EXPECT_EQ(v["root_cause"]["symptom"], "gpu.xid.xid79") << v.dump();
+  EXPECT_EQ(v["workload"]["state"], "TIMEOUT");
+  EXPECT_EQ(v["workload"]["id"], "slurm/77") << "the session keeps its id";
   json got = body(s.client().Get(base.c_str()));
   EXPECT_EQ(got["lines"], 2);
   EXPECT_EQ(got["samples"], 2);
@@ -339,6 +348,32 @@ TEST(Service, TheOpenApiDocumentMatchesTheRoutesAndItsExamplesWork) {
       "post /v1/attribute", "post /latest/attributor", "post /latest/attributor/{id}/observation",
       "get /latest/attributor/{id}/attribution"};
   EXPECT_EQ(documented, implemented);
+}
+
+// Beyond --max-in-flight requests at once, the Service answers 503 with Retry-After at once
+// instead of queueing without bound. A reload that takes a second holds the only slot.
+TEST(Service, OverloadIsA503WithRetryAfter) {
+  ServiceOptions o;
+  o.maxInFlight = 1;
+  std::atomic<bool> holding{false}, release{false};
+  o.reload = [&](std::string*) {
+    holding = true;  // the reload now holds the only slot until the test lets it go
+    for (int i = 0; i < 1000 && !release; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return stdlibEngine();
+  };
+  Running s(o);
+  std::thread slow([&] { EXPECT_EQ(s.client().Post("/v1/rulesets/reload", "", "application/json")->status, 200); });
+  for (int i = 0; i < 1000 && !holding; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(holding);
+  httplib::Client other("127.0.0.1", s.port());  // a client of its own: the first one is busy
+  auto r = other.Get("/v1/rulesets");
+  release = true;
+  slow.join();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->get_header_value("Retry-After"), "1");
+  EXPECT_EQ(body(r)["error"]["code"], "overloaded");
+  EXPECT_EQ(s.client().Get("/v1/rulesets")->status, 200) << "the slot is free again";
 }
 
 TEST(Service, RulesetsAndMetrics) {
