@@ -124,6 +124,35 @@ void Service::expire() {
   }
 }
 
+Service::Session* Service::findSession(const std::string& id) {
+  expire();
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : &it->second;
+}
+
+bool Service::addObservations(Session& session, Observations& parsed, const char* what, std::string* error) {
+  size_t total = session.observations.lines.size() + session.observations.metrics.size() + parsed.lines.size() +
+                 parsed.metrics.size();
+  if (total > options_.maxObservationsPerSession) {
+    *error = fmt::format("{} holds at most {} observations", what, options_.maxObservationsPerSession);
+    return false;
+  }
+  for (auto& l : parsed.lines) session.observations.lines.push_back(std::move(l));
+  for (auto& m : parsed.metrics) session.observations.metrics.push_back(std::move(m));
+  session.used = Clock::now();
+  return true;
+}
+
+bool Service::snapshot(const std::string& id, runtime::Workload* workload, Observations* observations) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Session* session = findSession(id);
+  if (!session) return false;
+  *workload = session->workload;
+  *observations = session->observations;
+  session->used = Clock::now();
+  return true;
+}
+
 std::string Service::attribute(const runtime::Workload& workload, Observations observations) {
   runtime::WorkloadEvidence evidence;
   evidence.workload = workload;
@@ -245,22 +274,14 @@ void Service::routes() {
              return fail(res, 400, error);
            }
            std::lock_guard<std::mutex> lock(mu_);
-           expire();
-           auto it = sessions_.find(req.matches[1]);
-           if (it == sessions_.end()) return fail(res, 404, "no such session (it may have expired)");
-           Session& session = it->second;
+           Session* found = findSession(req.matches[1]);
+           if (!found) return fail(res, 404, "no such session (it may have expired)");
+           Session& session = *found;
+           if (!addObservations(session, parsed, "a session", &error)) return fail(res, 413, error);
            if (format == "scheduler") {
              if (scheduler.id.empty()) scheduler.id = session.workload.id;
              session.workload = std::move(scheduler);
            }
-           size_t total = session.observations.lines.size() + session.observations.metrics.size() + parsed.lines.size() +
-                          parsed.metrics.size();
-           if (total > options_.maxObservationsPerSession) {
-             return fail(res, 413, fmt::format("a session holds at most {} observations", options_.maxObservationsPerSession));
-           }
-           for (auto& l : parsed.lines) session.observations.lines.push_back(std::move(l));
-           for (auto& m : parsed.metrics) session.observations.metrics.push_back(std::move(m));
-           session.used = Clock::now();
            res.set_content(json{{"lines", session.observations.lines.size()}, {"samples", session.observations.metrics.size()}}.dump(),
                            "application/json");
          }));
@@ -268,15 +289,7 @@ void Service::routes() {
          guarded("/v1/sessions/{id}/attribute", true, [this](const httplib::Request& req, httplib::Response& res) {
            runtime::Workload workload;
            Observations copy;
-           {
-             std::lock_guard<std::mutex> lock(mu_);
-             expire();
-             auto it = sessions_.find(req.matches[1]);
-             if (it == sessions_.end()) return fail(res, 404, "no such session (it may have expired)");
-             workload = it->second.workload;
-             copy = it->second.observations;
-             it->second.used = Clock::now();
-           }
+           if (!snapshot(req.matches[1], &workload, &copy)) return fail(res, 404, "no such session (it may have expired)");
            std::string verdict = attribute(workload, std::move(copy));
            {
              std::lock_guard<std::mutex> lock(mu_);
@@ -287,14 +300,13 @@ void Service::routes() {
          }));
   s.Get(R"(/v1/sessions/([0-9a-f]+))", guarded("/v1/sessions/{id}", true, [this](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu_);
-    expire();
-    auto it = sessions_.find(req.matches[1]);
-    if (it == sessions_.end()) return fail(res, 404, "no such session (it may have expired)");
-    json out = {{"id", it->first},
-                {"workload", it->second.workload.id},
-                {"lines", it->second.observations.lines.size()},
-                {"samples", it->second.observations.metrics.size()},
-                {"verdict", it->second.verdict.empty() ? json() : json::parse(it->second.verdict)}};
+    const Session* session = findSession(req.matches[1]);
+    if (!session) return fail(res, 404, "no such session (it may have expired)");
+    json out = {{"id", req.matches[1].str()},
+                {"workload", session->workload.id},
+                {"lines", session->observations.lines.size()},
+                {"samples", session->observations.metrics.size()},
+                {"verdict", session->verdict.empty() ? json() : json::parse(session->verdict)}};
     res.set_content(out.dump(), "application/json");
   }));
   s.Post("/v1/attribute", guarded("/v1/attribute", true, [this](const httplib::Request& req, httplib::Response& res) {
@@ -413,32 +425,16 @@ void Service::v1Routes(Guard& guarded) {
              return fail(res, 400, "body: " + error);
            }
            std::lock_guard<std::mutex> lock(mu_);
-           expire();
-           auto it = sessions_.find(req.matches[1]);
-           if (it == sessions_.end()) return fail(res, 404, "no such attributor (it may have expired)");
-           Session& session = it->second;
-           if (session.observations.lines.size() + session.observations.metrics.size() + parsed.lines.size() + parsed.metrics.size() >
-               options_.maxObservationsPerSession) {
-             return fail(res, 413, "too many observations for one attributor");
-           }
-           for (auto& l : parsed.lines) session.observations.lines.push_back(std::move(l));
-           for (auto& m : parsed.metrics) session.observations.metrics.push_back(std::move(m));
-           session.used = Clock::now();
-           res.set_content(json{{"observation_id", ++session.observationCount}}.dump(), "application/json");
+           Session* session = findSession(req.matches[1]);
+           if (!session) return fail(res, 404, "no such attributor (it may have expired)");
+           if (!addObservations(*session, parsed, "an attributor", &error)) return fail(res, 413, error);
+           res.set_content(json{{"observation_id", ++session->observationCount}}.dump(), "application/json");
          }));
   s.Get(R"(/latest/attributor/([0-9a-f]+)/attribution)",
         guarded("/latest/attributor/{id}/attribution", true, [this](const httplib::Request& req, httplib::Response& res) {
           runtime::Workload workload;
           Observations copy;
-          {
-            std::lock_guard<std::mutex> lock(mu_);
-            expire();
-            auto it = sessions_.find(req.matches[1]);
-            if (it == sessions_.end()) return fail(res, 404, "no such attributor (it may have expired)");
-            workload = it->second.workload;
-            copy = it->second.observations;
-            it->second.used = Clock::now();
-          }
+          if (!snapshot(req.matches[1], &workload, &copy)) return fail(res, 404, "no such attributor (it may have expired)");
           json verdict = json::parse(attribute(workload, std::move(copy)));
           // One NodeAttribution per bad node; its nested list says why (non-empty: faulty).
           json items = json::array();

@@ -61,6 +61,13 @@ class Service {
     uint64_t observationCount = 0;  // V1 observation ids
   };
   void routes();
+  // With mu_ held: the live session `id` (expired ones are dropped first), or null.
+  Session* findSession(const std::string& id);
+  // With mu_ held: appends `parsed`, unless the session would hold more than its limit (then
+  // nothing is added and `error` says so; `what`, e.g. "a session", begins it).
+  bool addObservations(Session& session, Observations& parsed, const char* what, std::string* error);
+  // Copies a session's context and evidence, to attribute them outside the lock.
+  bool snapshot(const std::string& id, runtime::Workload* workload, Observations* observations);
   template <typename Guard>
   void v1Routes(Guard& guarded);
   void expire();
