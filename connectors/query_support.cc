@@ -4,8 +4,13 @@
 
 namespace attrib::connectors {
 
-std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after) {
-  if (!workload.start && !workload.end) return std::nullopt;
+std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after,
+                                       runtime::ConnectorReport* report) {
+  if (!workload.start && !workload.end) {
+    report->status = runtime::ConnectorReport::Status::Error;
+    report->reason = "the workload has no start or end time, so no window to query";
+    return std::nullopt;
+  }
   return TimeWindow{workload.start.value_or(*workload.end) - before, workload.end.value_or(*workload.start) + after};
 }
 

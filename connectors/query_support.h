@@ -14,8 +14,10 @@ struct TimeWindow {
   int64_t start = 0, end = 0;  // ns since the epoch
 };
 
-// The workload's run padded on both sides; nullopt when it has neither a start nor an end.
-std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after);
+// The workload's run padded on both sides; nullopt when it has neither a start nor an end, and
+// then `report` is marked an error saying so.
+std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after,
+                                       runtime::ConnectorReport* report);
 
 // `values` as a regex alternation "a|b\\.c" for a double-quoted LogQL/PromQL string: regex
 // metacharacters are escaped for the regex and the backslashes and quotes again for the string.

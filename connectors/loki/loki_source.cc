@@ -70,10 +70,8 @@ std::vector<runtime::LogLine> fetchLogs(const LokiOptions& options, const runtim
   auto finish = [&] {
     report->elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   };
-  auto window = paddedWindow(workload, options.padBefore, options.padAfter);
+  auto window = paddedWindow(workload, options.padBefore, options.padAfter, report);
   if (!window) {
-    report->status = runtime::ConnectorReport::Status::Error;
-    report->reason = "the workload has no start or end time, so no window to query";
     finish();
     return out;
   }
