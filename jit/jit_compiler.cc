@@ -251,10 +251,9 @@ std::shared_ptr<const runtime::CompiledPredicates> compilePredicates(const ir::P
     std::vector<PhaseTimes> times(parts);
     std::vector<std::string> errors(parts);
     std::vector<char> ok(parts, 0);
+    std::map<std::string, int> ordinalOf;  // symbol -> position in forEachPredicate's order
+    for (size_t i = 0; i < names.size(); ++i) ordinalOf[names[i]] = static_cast<int>(i);
     auto work = [&](size_t part) {
-      std::map<std::string, int> ordinalOf;
-      int ordinal = 0;
-      forEachPredicate(program, [&](const PredicateRef& ref, const ir::Expr&, int32_t) { ordinalOf[predicateSymbol(ref)] = ordinal++; });
       auto include = [&](const PredicateRef& ref) {
         return group[ordinalOf.at(predicateSymbol(ref))] == static_cast<int>(part);
       };
