@@ -32,6 +32,12 @@ bool inClusterConfig(KubeConfig* out, std::string* error,
 // Kubernetes in 1.19) are not supported: an error says so. Relative paths are taken from the kubeconfig's directory.
 bool loadKubeconfig(const std::string& path, const std::string& context, KubeConfig* out, std::string* error);
 
+// obj[key] when it is a string, else "" (API objects omit empty fields).
+inline std::string stringField(const nlohmann::json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return "";
+  return obj[key].get<std::string>();
+}
+
 class KubeClient {
  public:
   explicit KubeClient(KubeConfig config) : config_(std::move(config)) {}

@@ -13,12 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-std::string str(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
-  return j[key].get<std::string>();
-}
+std::string str(const json& j, const char* key) { return stringField(j, key); }
 
-std::string rfc3339(int64_t ns) { return formatTimestamp(ns); }
 
 }  // namespace
 
@@ -68,7 +64,7 @@ std::vector<runtime::LogLine> fetchPodLogs(const KubeClient& client, const std::
         auto started = std::chrono::steady_clock::now();
         std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?container={}&timestamps=true&limitBytes={}{}{}", pod.ns,
                                        pod.name, http::urlEncode(container), options.limitBytes, previous ? "&previous=true" : "",
-                                       options.since ? "&sinceTime=" + http::urlEncode(rfc3339(*options.since)) : "");
+                                       options.since ? "&sinceTime=" + http::urlEncode(formatTimestamp(*options.since)) : "");
         runtime::ConnectorReport report;
         report.connector = "k8s-logs";
         report.source = fmt::format("{}/{}/{}{}", pod.ns, pod.name, container, previous ? " (previous)" : "");

@@ -13,10 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string str(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
-  return j[key].get<std::string>();
-}
+std::string str(const json& j, const char* key) { return kube::stringField(j, key); }
 
 const json& at(const json& j, std::initializer_list<const char*> path) {
   static const json none;
