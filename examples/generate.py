@@ -194,6 +194,15 @@ def training_steps(log, rng, start, end, first_step, step_seconds, every, loss0,
     return step
 
 
+def rank_step_line(rank, step, loss, lr, ms, fwd_bwd, allreduce_wait):
+    """A progress line of a training script that logs from every rank with its own timers (the per-rank
+    variant of training_steps' format): '[rank12]: step 1200 | loss 2.3142 | lr 3.000e-04 | 1013.2 ms/step |
+    fwd_bwd 640.1 ms | allreduce_wait 310.5 ms'. In synchronous data parallel every rank's ms/step is the same (they
+    wait for each other at the allreduce); a slow rank shows a high fwd_bwd and a low allreduce_wait."""
+    return ("[rank%d]: step %d | loss %.4f | lr %.3e | %.1f ms/step | fwd_bwd %.1f ms | allreduce_wait %.1f ms"
+            % (rank, step, loss, lr, ms, fwd_bwd, allreduce_wait))
+
+
 def checkpoints(log, job, node, rng, saves, model):
     for step, when in saves:
         for rank in job.ranks(node):
