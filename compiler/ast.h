@@ -80,6 +80,7 @@ enum class NameRef {
   Workload,     // workload or workload.<field>
   StateConst,   // COMPLETED, FAILED, ...
   Symptom,      // a symptom set: one symptom or a selector's expansion
+  Let,          // a `let` of the derived symptom being checked; `field` is its name
 };
 
 struct Expr;
@@ -146,8 +147,11 @@ struct Property {
 // ---- declarations
 
 struct StreamSpec {
-  enum class Kind { Log, Metric, Scheduler };
+  // Ranks and Nodes are derived: `on ranks` makes one candidate instance per rank of the
+  // workload. Unknown is any other bare word after `on` (the checker reports it).
+  enum class Kind { Log, Metric, Scheduler, Ranks, Nodes, Unknown };
   Kind kind = Kind::Log;
+  std::string word;                          // the word after `on`, for Ranks/Nodes/Unknown
   std::optional<Ident> filterField;          // `source` in `log(source in [...])`
   std::vector<PropertyValue> sources;        // the listed log sources; empty = every source
   std::string metric;                        // Metric
@@ -164,6 +168,12 @@ struct SymptomDecl {
   ExprPtr when;
   std::optional<int64_t> sustained;  // `for D`, nanoseconds
   SourceRange sustainedRange;
+  struct Let {
+    Ident name;
+    ExprPtr value;
+    SourceRange range;
+  };
+  std::vector<Let> lets;             // `let NAME = EXPR`, derived streams only
   std::vector<Property> properties;
   SourceRange range;
 };

@@ -601,6 +601,13 @@ class AstBuilder {
           d.sustained = duration(c->DURATION());
           d.sustainedRange = SourceRange::cover(range(c->FOR()), range(c->DURATION()));
         }
+      } else if (auto* c = dynamic_cast<AttrParser::LetItemContext*>(item)) {
+        if (!c->ident() || !c->expr()) continue;
+        ast::SymptomDecl::Let let;
+        let.name = ident(c->ident());
+        let.value = expr(c->expr());
+        let.range = range(c);
+        if (let.value) d.lets.push_back(std::move(let));
       } else if (auto* c = dynamic_cast<AttrParser::SymptomPropertyItemContext*>(item)) {
         if (c->property()) d.properties.push_back(property(c->property()));
       }
@@ -633,6 +640,11 @@ class AstBuilder {
     } else if (auto* c = dynamic_cast<AttrParser::MetricStreamContext*>(ctx)) {
       s.kind = ast::StreamSpec::Kind::Metric;
       s.metric = c->STRING() ? string(c->STRING()) : std::string(textOf(range(c->ident())));
+    } else if (auto* c = dynamic_cast<AttrParser::DerivedStreamContext*>(ctx)) {
+      s.word = c->IDENT()->getText();
+      s.kind = s.word == "ranks" ? ast::StreamSpec::Kind::Ranks
+               : s.word == "nodes" ? ast::StreamSpec::Kind::Nodes
+                                   : ast::StreamSpec::Kind::Unknown;
     } else {
       s.kind = ast::StreamSpec::Kind::Scheduler;
     }

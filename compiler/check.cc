@@ -70,6 +70,8 @@ void Checker::declare(ast::Module& m) {
           RegexInfo ri = checkRegex(re.pattern, re.flags, true);
           info.captures.insert(ri.captures.begin(), ri.captures.end());
         }
+        // A derived symptom's lets are the captures of its instances.
+        for (auto& let : s->lets) info.captures.insert(let.name.text);
         index_.symptoms.emplace(q, std::move(info));
       }
     } else if (auto* f = std::get_if<ast::FilterDecl>(&decl)) {

@@ -151,6 +151,7 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
   specs.push_back({"blame", PropertySpec::Shape::Word, &blames()});
   specs.push_back({"role", PropertySpec::Shape::Word, &roles()});
   specs.push_back({"action", PropertySpec::Shape::Words, &knownActions()});
+  specs.push_back({"message", PropertySpec::Shape::String});
   auto seen = checkProperties(s.properties, specs, owner);
   titleConflict(s.title, seen, s.name);
   if (!seen.count("family") && !misspelled("family", s.properties)) {
@@ -172,6 +173,14 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
         .note(s.streams[0].range, "its stream is given here");
   }
   const ast::StreamSpec& stream = s.streams[0];
+  bool derived = stream.kind == ast::StreamSpec::Kind::Ranks || stream.kind == ast::StreamSpec::Kind::Nodes;
+  if (stream.kind == ast::StreamSpec::Kind::Unknown) {
+    sink_.report(DiagKind::InvalidValue, stream.range,
+                 fmt::format("unknown evidence stream '{}'; a symptom reads 'log', 'metric NAME' or 'scheduler', "
+                             "or is derived per rank or node with 'on ranks' or 'on nodes'{}",
+                             stream.word, didYouMean(stream.word, {"ranks", "nodes"})));
+    return;
+  }
   if (stream.kind == ast::StreamSpec::Kind::Log) {
     if (stream.filterField && stream.filterField->text != "source") {
       sink_.report(DiagKind::InvalidValue, stream.filterField->range,
@@ -187,7 +196,10 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
                    fmt::format("log symptom '{}' has no 'match' pattern", s.name.text));
     }
   } else {
-    const char* kind = stream.kind == ast::StreamSpec::Kind::Metric ? "metric" : "scheduler";
+    const char* kind = stream.kind == ast::StreamSpec::Kind::Metric      ? "metric"
+                       : stream.kind == ast::StreamSpec::Kind::Scheduler ? "scheduler"
+                       : stream.kind == ast::StreamSpec::Kind::Ranks     ? "per-rank"
+                                                                         : "per-node";
     for (auto& re : s.matches) {
       sink_
           .report(DiagKind::StreamMismatch, re.range,
@@ -211,13 +223,67 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
     warnShadowedCaptures(re);
   }
 
-  if (s.when) {
-    Scope scope;
-    scope.kind = Scope::Kind::SymptomClause;
-    scope.stream = stream.kind;
-    scope.hasImplicit = true;
-    scope.implicitSymptoms = {ast::qualify(names_.module().packageName(), s.name.text)};
-    exprs_.expectBool(*s.when, scope, "a 'when' condition");
+  std::string self = ast::qualify(names_.module().packageName(), s.name.text);
+  Scope scope;
+  scope.kind = derived ? Scope::Kind::Derived : Scope::Kind::SymptomClause;
+  scope.stream = stream.kind;
+  scope.hasImplicit = true;
+  scope.implicitSymptoms = {self};
+  scope.hasReference = derived;  // `on same rank` compares with the candidate
+  if (!derived) {
+    for (auto& let : s.lets) {
+      sink_.report(DiagKind::StreamMismatch, let.range,
+                   "'let' names a value computed per rank or node; it belongs to 'on ranks' and 'on nodes' "
+                   "symptoms")
+          .note(stream.range, "this symptom's stream is chosen here");
+    }
+  } else {
+    static const std::vector<std::string> builtins = {"time",  "node",   "rank",   "gpu",       "symptom", "family",
+                                                      "source", "text",  "value",  "metric",    "state",
+                                                      "exit_code", "signal", "reason"};
+    for (auto& let : s.lets) {
+      if (contains(builtins, let.name.text)) {
+        sink_.report(DiagKind::ShadowedCapture, let.name.range,
+                     fmt::format("'{}' is a built-in field of every instance; give the let another name", let.name.text));
+        continue;
+      }
+      bool duplicate = false;
+      for (auto& [name, _] : scope.lets) duplicate |= name == let.name.text;
+      if (duplicate) {
+        sink_.report(DiagKind::DuplicateDeclaration, let.name.range,
+                     fmt::format("'{}' is already defined by an earlier let of this symptom", let.name.text));
+        continue;
+      }
+      Type t = exprs_.checkValue(*let.value, scope, "a let");
+      if (t.isError()) continue;
+      scope.lets.emplace_back(let.name.text, t);
+    }
+    checkMessage(s, scope);
+  }
+  if (s.when) exprs_.expectBool(*s.when, scope, "a 'when' condition");
+}
+
+// `message "rank {rank} on {node}: ..."`: every placeholder names a let or rank, node, gpu.
+void Checker::checkMessage(const ast::SymptomDecl& s, const Scope& scope) {
+  for (const auto& p : s.properties) {
+    if (p.name.text != "message" || p.values.empty() || p.values[0].kind != ast::PropertyValue::Kind::String) continue;
+    const std::string& text = p.values[0].text;
+    std::vector<std::string> names = {"rank", "node", "gpu"};
+    for (auto& [name, _] : scope.lets) names.push_back(name);
+    for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open + 1)) {
+      size_t close = text.find('}', open);
+      if (close == std::string::npos) {
+        sink_.report(DiagKind::InvalidValue, p.values[0].range, "a '{' in the message is never closed");
+        break;
+      }
+      std::string name = text.substr(open + 1, close - open - 1);
+      if (!contains(names, name)) {
+        sink_.report(DiagKind::InvalidValue, p.values[0].range,
+                     fmt::format("the message names '{{{}}}', which is no let of this symptom{}", name,
+                                 didYouMean(name, names)))
+            .note({}, fmt::format("placeholders: {}", fmt::join(names, ", ")));
+      }
+    }
   }
 }
 

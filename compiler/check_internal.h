@@ -19,7 +19,9 @@ using ast::Expr;
 
 // Where an expression is evaluated decides which names it can see.
 struct Scope {
-  enum class Kind { SymptomClause, Filter, Rule, Outcome };
+  // Derived: the `when` and `let`s of an `on ranks`/`on nodes` symptom: an implicit instance
+  // (the candidate rank or node) that aggregates can relate to other instances.
+  enum class Kind { SymptomClause, Filter, Rule, Outcome, Derived };
   Kind kind = Kind::Outcome;
   ast::StreamSpec::Kind stream = ast::StreamSpec::Kind::Log;  // SymptomClause
   // The implicit instance whose fields bare names read (symptom clauses, filters, aggregate
@@ -29,6 +31,8 @@ struct Scope {
   // Named instances: rule bindings and aggregate aliases, innermost last.
   std::vector<std::pair<std::string, std::vector<std::string>>> aliases;
   bool hasReference = false;  // an instance `on same node` compares against
+  // Derived symptoms: the lets declared so far, by name, with their types.
+  std::vector<std::pair<std::string, Type>> lets;
 };
 
 struct ImportState {
@@ -92,6 +96,9 @@ class ExprChecker {
   // Types `e` and reports unless it is a bool (or a symptom set, which tests non-emptiness).
   // Aliases read by `e` are added to `usedAliases` when given. False if `e` has an error.
   bool expectBool(Expr& e, Scope& scope, const char* what, std::set<std::string>* usedAliases = nullptr);
+  // Types `e` and reports unless it is a scalar (a number, string, bool, time, duration or
+  // state): what a `let` may hold. Returns the type (an error type after a report).
+  Type checkValue(Expr& e, Scope& scope, const char* what);
   // A canonical text of an expression, for detecting identical conditions.
   static std::string canonical(const Expr& e);
 
@@ -116,6 +123,9 @@ class ExprChecker {
   // Type of a symptom-selecting aggregate argument; pushes its alias/implicit frame for `where`.
   std::optional<std::vector<std::string>> selectorArg(ast::CallArg& a, Scope& scope);
   Type callType(Expr& e, Scope& scope);
+  // Derived symptoms are evaluated together, after filtering: their conditions may not read
+  // one another. Reports and returns false when `symptoms` holds one and `scope` is derived.
+  bool derivedMayRead(const std::vector<std::string>& symptoms, const Scope& scope, const SourceRange& where);
   static bool comparable(const Type& a, const Type& b);
   Type computeType(Expr& e, Scope& scope);
   Type binaryType(Expr& e, Scope& scope);
@@ -164,6 +174,7 @@ class Checker {
   void titleConflict(const std::optional<std::string>& title, const std::map<std::string, const ast::Property*>& seen,
                      const ast::Ident& name);
   void checkDecl(ast::SymptomDecl& s);
+  void checkMessage(const ast::SymptomDecl& s, const Scope& scope);
   // Captures named node, rank and gpu set those fields of the instance (documented); a capture
   // with another built-in field's name could never be read (wherever the name may also denote
   // a metric or scheduler symptom, as through `root`, the field wins).

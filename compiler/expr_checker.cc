@@ -59,6 +59,35 @@ bool ExprChecker::expectBool(Expr& e, Scope& scope, const char* what, std::set<s
   return false;
 }
 
+Type ExprChecker::checkValue(Expr& e, Scope& scope, const char* what) {
+  Type t = typeOf(e, scope);
+  if (t.isError()) return t;
+  if (t.isNumeric() || t.is(TypeKind::String) || t.is(TypeKind::Bool) || t.is(TypeKind::Time) ||
+      t.is(TypeKind::Duration) || t.is(TypeKind::State)) {
+    return t;
+  }
+  return mismatch(e, fmt::format("{} holds a number, string, bool, time, duration or state, not {}", what,
+                                 t.withArticle()));
+}
+
+bool ExprChecker::derivedMayRead(const std::vector<std::string>& symptoms, const Scope& scope,
+                                 const SourceRange& where) {
+  if (scope.kind != Scope::Kind::Derived) return true;
+  for (const auto& q : symptoms) {
+    auto it = index_.symptoms.find(q);
+    if (it == index_.symptoms.end() || it->second.decl->streams.empty()) continue;
+    auto kind = it->second.decl->streams[0].kind;
+    if (kind == ast::StreamSpec::Kind::Ranks || kind == ast::StreamSpec::Kind::Nodes) {
+      sink_.report(DiagKind::WindowMisuse, where,
+                   fmt::format("'{}' is itself derived per rank or node; derived symptoms are evaluated together "
+                               "and cannot read one another (relate them in a rule or outcome)",
+                               q));
+      return false;
+    }
+  }
+  return true;
+}
+
 Type ExprChecker::mismatch(const Expr& e, std::string message) {
   sink_.report(DiagKind::TypeMismatch, e.range, std::move(message));
   return Type::error();
@@ -190,7 +219,15 @@ Type ExprChecker::nameType(Expr& e, Scope& scope) {
       return Type::error();
     }
   }
-  // 4. fields of the implicit instance
+  // 4. lets of the derived symptom being checked, then fields of the implicit instance
+  if (parts.size() == 1) {
+    for (auto& [name, type] : scope.lets) {
+      if (name != head) continue;
+      e.ref = ast::NameRef::Let;
+      e.field = head;
+      return type;
+    }
+  }
   if (scope.hasImplicit && parts.size() == 1) {
     std::optional<ast::StreamSpec::Kind> stream;
     if (scope.kind == Scope::Kind::SymptomClause) stream = scope.stream;
@@ -206,9 +243,11 @@ Type ExprChecker::nameType(Expr& e, Scope& scope) {
     return Type::of(TypeKind::State);
   }
   // 6. symptoms (as sets) where sets of instances mean something
-  if (scope.kind == Scope::Kind::Rule || scope.kind == Scope::Kind::Outcome || scope.kind == Scope::Kind::Filter) {
+  if (scope.kind == Scope::Kind::Rule || scope.kind == Scope::Kind::Outcome || scope.kind == Scope::Kind::Filter ||
+      scope.kind == Scope::Kind::Derived) {
     NameResolver::Lookup l = names_.lookup(e.name);
     if (index_.symptoms.count(l.qualified) && l.visible) {
+      if (!derivedMayRead({l.qualified}, scope, e.name.range)) return Type::error();
       names_.markUsed(l.qualified);
       e.ref = ast::NameRef::Symptom;
       e.symptoms = {l.qualified};
@@ -257,7 +296,8 @@ std::optional<std::vector<std::string>> ExprChecker::selectorArg(ast::CallArg& a
 
 Type ExprChecker::callType(Expr& e, Scope& scope) {
   const std::string& fn = e.name.parts[0].text;
-  static const std::vector<std::string> setAggregates = {"count", "exists", "first", "last", "distinct"};
+  static const std::vector<std::string> setAggregates = {"count", "exists", "first",  "last",   "distinct",
+                                                         "min_by", "max_by", "median", "percentile"};
   static const std::vector<std::string> windowAggregates = {"avg", "min", "max", "sum", "rate", "delta"};
   static const std::vector<std::string> scalars = {"int",      "float",       "string",    "abs", "len", "lower",
                                                    "contains", "starts_with", "ends_with", "min", "max"};
@@ -272,7 +312,7 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     if (!isSelectorFn && (a.alias || a.sameKey || a.where || a.selector)) {
       sink_.report(DiagKind::ArgumentMismatch, a.range,
                    fmt::format("'as', 'on same' and 'where' belong to symptom aggregates (count, exists, first, "
-                               "last, distinct), not to {}()",
+                               "last, distinct, min_by, max_by, median, percentile), not to {}()",
                                fn));
       return Type::error();
     }
@@ -292,10 +332,12 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
                                fn));
       return Type::error();
     }
-    if (!arity(fn == "distinct" ? 2 : 1)) return Type::error();
+    bool keyed = fn == "min_by" || fn == "max_by" || fn == "median" || fn == "percentile";
+    if (!arity(fn == "percentile" ? 3 : fn == "distinct" || keyed ? 2 : 1)) return Type::error();
     auto& a = e.args[0];
     auto symptoms = selectorArg(a, scope);
     if (!symptoms) return Type::error();
+    if (!derivedMayRead(*symptoms, scope, a.range)) return Type::error();
     e.symptoms = *symptoms;
     if (a.sameKey) {
       static const std::vector<std::string> keys = {"node", "rank", "gpu"};
@@ -327,6 +369,26 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
       if (!w.isError() && !truthy(w)) {
         mismatch(*a.where, fmt::format("a 'where' condition must be a bool, but this is {}", w.withArticle()));
       }
+    }
+    if (keyed) {
+      // The key is read per instance, like the where-clause.
+      Type key = typeOf(*e.args[1].value, inner);
+      if (key.isError()) return key;
+      if (!key.isNumeric() && !key.is(TypeKind::Time) && !key.is(TypeKind::Duration)) {
+        return mismatch(*e.args[1].value, fmt::format("{}() orders instances by a number, time or duration, not {}; "
+                                                      "convert a capture with int() or float()",
+                                                      fn, key.withArticle()));
+      }
+      if (fn == "percentile") {
+        Type p = typeOf(*e.args[2].value, scope);
+        if (p.isError()) return p;
+        if (!p.isNumeric()) {
+          return mismatch(*e.args[2].value, fmt::format("percentile() needs a number from 0 to 100, not {}",
+                                                        p.withArticle()));
+        }
+      }
+      if (fn == "min_by" || fn == "max_by") return Type::of(TypeKind::Instance);
+      return Type::of(TypeKind::Float);
     }
     if (fn == "count" || fn == "distinct") {
       if (fn == "distinct") {

@@ -155,14 +155,20 @@ class Lowerer {
     const ast::StreamSpec& stream = s.streams.at(0);
     out.stream = stream.kind == ast::StreamSpec::Kind::Metric      ? ir::StreamKind::Metric
                  : stream.kind == ast::StreamSpec::Kind::Scheduler ? ir::StreamKind::Scheduler
+                 : stream.kind == ast::StreamSpec::Kind::Ranks     ? ir::StreamKind::Ranks
+                 : stream.kind == ast::StreamSpec::Kind::Nodes     ? ir::StreamKind::Nodes
                                                                    : ir::StreamKind::Log;
     for (const auto& src : stream.sources) out.sources.push_back(src.text);
     out.metric = stream.metric;
     for (const auto& re : s.matches) out.patterns.push_back({re.pattern, re.flags, re.captures});
+    current_ = &s;
     if (s.when) {
       out.hasWhen = true;
       out.when = instancePredicate(*s.when);
     }
+    for (const auto& let : s.lets) out.lets.push_back({let.name.text, instancePredicate(*let.value)});
+    if (const ast::Property* m = property(s.properties, "message")) out.message = m->values[0].text;
+    current_ = nullptr;
     out.sustained = s.sustained.value_or(0);
   }
 
@@ -374,8 +380,25 @@ class Lowerer {
       }
       case NameRef::Symptom:
         return exists(setOf(e.symptoms), frame);
+      case NameRef::Let:
+        return let(e.field, frame);
       case NameRef::Unresolved:
         break;
+    }
+    return constant(ir::Value::null());
+  }
+
+  // A let is inlined where it is read, as written: its bare names read the candidate (slot 0)
+  // even inside an aggregate's where-clause, and its aggregates take fresh slots.
+  ir::Expr let(const std::string& name, Frame& frame) {
+    for (const auto& l : current_->lets) {
+      if (l.name.text != name) continue;
+      Frame own;
+      own.implicitSlot = 0;
+      own.nextSlot = frame.nextSlot;
+      ir::Expr out = expr(*l.value, own);
+      frame.nextSlot = std::max(frame.nextSlot, own.nextSlot);
+      return out;
     }
     return constant(ir::Value::null());
   }
@@ -428,7 +451,8 @@ class Lowerer {
     const std::string& fn = e.name.parts[0].text;
     static const std::map<std::string, ir::Op> aggregates = {
         {"count", ir::Op::Count}, {"exists", ir::Op::Exists}, {"first", ir::Op::First},
-        {"last", ir::Op::Last},   {"distinct", ir::Op::Distinct}};
+        {"last", ir::Op::Last},   {"distinct", ir::Op::Distinct}, {"min_by", ir::Op::MinBy},
+        {"max_by", ir::Op::MaxBy}, {"median", ir::Op::Percentile}, {"percentile", ir::Op::Percentile}};
     static const std::map<std::string, ir::Op> windows = {
         {"avg", ir::Op::WindowAvg}, {"min", ir::Op::WindowMin}, {"max", ir::Op::WindowMax},
         {"sum", ir::Op::WindowSum}, {"rate", ir::Op::WindowRate}, {"delta", ir::Op::WindowDelta}};
@@ -447,14 +471,19 @@ class Lowerer {
         ir::fieldFromName(arg.sameKey->text, &agg.field);
       }
       if (fn == "distinct") ir::fieldFromName(e.args[1].value->field, &agg.field);
+      Frame inner = frame;
+      if (arg.alias) inner.aliases.emplace_back(arg.alias->text, agg.slot);
+      else inner.implicitSlot = agg.slot;
       if (arg.where) {
-        Frame inner = frame;
-        if (arg.alias) inner.aliases.emplace_back(arg.alias->text, agg.slot);
-        else inner.implicitSlot = agg.slot;
         agg.hasWhere = true;
         agg.operands.push_back(expr(*arg.where, inner));
-        frame.nextSlot = std::max(frame.nextSlot, inner.nextSlot);
       }
+      if (agg.op == ir::Op::MinBy || agg.op == ir::Op::MaxBy || agg.op == ir::Op::Percentile) {
+        agg.operands.push_back(expr(*e.args[1].value, inner));
+      }
+      frame.nextSlot = std::max(frame.nextSlot, inner.nextSlot);
+      if (fn == "median") agg.operands.push_back(constant(ir::Value::real(50.0)));
+      if (fn == "percentile") agg.operands.push_back(expr(*e.args[2].value, frame));
       return agg;
     }
     if (e.over) {
@@ -468,6 +497,7 @@ class Lowerer {
   }
 
   const Compilation& c_;
+  const ast::SymptomDecl* current_ = nullptr;  // the symptom whose lets names may read
   ir::Program program_;
   std::map<std::string, int32_t> ids_;
   std::map<std::vector<int32_t>, int32_t> sets_;

@@ -203,7 +203,7 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
     return SourceRange{id, static_cast<uint32_t>(t->getStartIndex()), static_cast<uint32_t>(t->getStopIndex() + 1)};
   };
   size_t depth = 0, prefixRun = 0;
-  size_t prev = 0;  // previous default-channel token type
+  size_t prev = 0, prev2 = 0;  // the previous two default-channel token types
   for (size_t i = 0; i < tokens.size(); ++i) {
     Token* t = tokens[i];
     size_t type = t->getType();
@@ -223,22 +223,24 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
         std::string what = chars.size() == 1 ? fmt::format("character '{}'", printable(chars))
                                              : fmt::format("characters '{}'", printable(chars, 16));
         std::string hint;
-        if (chars == "=") hint = "; write '==' to compare";
-        else if (chars == "!") hint = "; write 'not' to negate";
+        if (chars == "!") hint = "; write 'not' to negate";
         else if (chars == "&" || chars == "|") hint = "; write 'and' or 'or'";
         else if (chars == "'") hint = "; strings use double quotes";
         else if (chars == "#") hint = "; comments start with '//'";
         errorOffsets.push_back(r.begin);
         sink.report(DiagKind::InvalidCharacter, run, fmt::format("unexpected {}{}", what, hint));
-        if (chars == "=") {
-          // Parse on as if '==' was written, so the typo does not derail the rest of the clause.
-          auto* token = static_cast<antlr4::CommonToken*>(t);
-          token->setType(AttrLexer::EQ);
-          token->setChannel(Token::DEFAULT_CHANNEL);
-        }
         i = j;
         continue;
       }
+      case AttrLexer::ASSIGN:
+        // '=' only names a value after `let NAME`; anywhere else it is the usual typo for '=='.
+        if (prev2 != AttrLexer::LET) {
+          errorOffsets.push_back(r.begin);
+          sink.report(DiagKind::InvalidCharacter, r, "unexpected character '='; write '==' to compare");
+          // Parse on as if '==' was written, so the typo does not derail the rest of the clause.
+          static_cast<antlr4::CommonToken*>(t)->setType(AttrLexer::EQ);
+        }
+        break;
       case AttrLexer::STRING:
         if (!stringIsTerminated(spelling)) {
           errorOffsets.push_back(r.begin);
@@ -288,6 +290,7 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
                               "split the expression", kMaxNestingDepth));
       return false;
     }
+    prev2 = prev;
     prev = type;
   }
   return true;

@@ -28,7 +28,7 @@ grammar Attr;
       case STRING: case REGEX: case RPAREN: case RBRACK: case TRUE: case FALSE: case NONE:
       case NODE: case RANK: case GPU: case LOG: case METRIC: case SCHEDULER: case WORKLOAD:
       case FIRST: case LAST: case TEST: case DROP: case KEEP: case MARK: case EXPLAIN: case EXPECT:
-      case AT: case BY: case PER: case FROM:
+      case AT: case BY: case PER: case FROM: case LET:
         return false;
       default:
         return true;
@@ -61,6 +61,7 @@ symptomItem
   : ON streamSpec                       # onItem
   | MATCH REGEX                         # matchItem
   | WHEN expr (FOR DURATION)?           # whenItem
+  | LET ident ASSIGN expr               # letItem
   | property                            # symptomPropertyItem
   ;
 
@@ -68,6 +69,7 @@ streamSpec
   : LOG (LPAREN ident (IN propertyList | EQ (word | STRING)) RPAREN)?   # logStream
   | METRIC (ident | STRING)                                  # metricStream
   | SCHEDULER                                                # schedulerStream
+  | IDENT                                                    # derivedStream
   ;
 
 // ---- filtering
@@ -125,7 +127,7 @@ expectArg   : STRING | signedNumber | DURATION | TIMESTAMP | NONE | TRUE | FALSE
             | ON word | compareOp signedNumber ;
 expectWord  : expectIdent ((MINUS | DOT) (ident | INT))* ;
 expectIdent : IDENT | NODE | RANK | GPU | SCHEDULER | FIRST | LAST | TEST | DROP | KEEP | MARK | EXPLAIN
-            | AT | BY | PER | FROM ;
+            | AT | BY | PER | FROM | LET ;
 
 // ---- metadata and other properties: `name value, value ...`; the checker knows the names.
 property      : ident propertyValue (COMMA propertyValue)* ;
@@ -146,7 +148,7 @@ identList     : ident (COMMA ident)* ;
 
 ident
   : IDENT | NODE | RANK | GPU | LOG | METRIC | SCHEDULER | WORKLOAD | FIRST | LAST
-  | TEST | DROP | KEEP | MARK | EXPLAIN | EXPECT | AT | BY | PER | FROM
+  | TEST | DROP | KEEP | MARK | EXPLAIN | EXPECT | AT | BY | PER | FROM | LET
   ;
 
 // ---------------------------------------------------------------------------------------------
@@ -235,10 +237,11 @@ RANK      : 'rank' ;
 GPU       : 'gpu' ;
 FIRST     : 'first' ;
 LAST      : 'last' ;
+LET       : 'let' ;
 
 LBRACE : '{' ;  RBRACE : '}' ;  LPAREN : '(' ;  RPAREN : ')' ;  LBRACK : '[' ;  RBRACK : ']' ;
 COMMA  : ',' ;  DOTDOT : '..' ; DOT : '.' ;
-EQ : '==' ; NE : '!=' ; LE : '<=' ; GE : '>=' ; LT : '<' ; GT : '>' ;
+EQ : '==' ; ASSIGN : '=' ; NE : '!=' ; LE : '<=' ; GE : '>=' ; LT : '<' ; GT : '>' ;
 MATCHES : '=~' ; NOT_MATCHES : '!~' ;
 PLUS : '+' ; MINUS : '-' ; STAR : '*' ; SLASH : '/' ; PERCENT : '%' ;
 

@@ -178,7 +178,7 @@ bool readInt32(Reader& r, int32_t* v) {
 bool readExpr(Reader& r, Expr* e, int depth) {
   if (depth > kMaxExprDepth) return r.fail(fmt::format("expression nested too deeply at byte {}", r.position()));
   uint8_t flags;
-  if (!readEnum(r, &e->op, Op::Max, "operator") || !readEnum(r, &e->type, Type::List, "type") ||
+  if (!readEnum(r, &e->op, Op::Percentile, "operator") || !readEnum(r, &e->type, Type::List, "type") ||
       !readEnum(r, &e->field, Field::Reason, "field") || !readEnum(r, &e->wfield, WorkloadField::Nodes, "field") ||
       !r.u8(&flags) || !readInt32(r, &e->slot) || !readInt32(r, &e->set) || !readInt32(r, &e->regex) ||
       !r.svarint(&e->window) || !r.string(&e->name)) {
@@ -233,9 +233,14 @@ bool validate(const Expr& e, const Program& p, int32_t slots, std::string* error
       if (e.operands.size() != 1) return bad("operand count");
       break;
     case Op::IsSymptom: case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct:
+    case Op::MinBy: case Op::MaxBy: case Op::Percentile: {
       if (e.set < 0 || static_cast<size_t>(e.set) >= p.symptomSets.size()) return bad("symptom set index");
-      if (e.op != Op::IsSymptom && (e.slot < 0 || e.operands.size() != (e.hasWhere ? 1u : 0u))) return bad("aggregate shape");
+      size_t extra = e.op == Op::MinBy || e.op == Op::MaxBy ? 1 : e.op == Op::Percentile ? 2 : 0;
+      if (e.op != Op::IsSymptom && (e.slot < 0 || e.operands.size() != (e.hasWhere ? 1u : 0u) + extra)) {
+        return bad("aggregate shape");
+      }
       break;
+    }
     case Op::FieldOf: case Op::CaptureOf: case Op::IsNone: case Op::Neg: case Op::Not: case Op::ToInt:
     case Op::ToFloat: case Op::ToString: case Op::Abs: case Op::Len: case Op::Lower: case Op::InNodes:
     case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
@@ -273,6 +278,9 @@ bool validateProgram(const Program& p, std::string* error) {
   }
   for (const auto& s : p.symptoms) {
     if (s.hasWhen && !validate(s.when, p, kMaxSlots, error)) return false;
+    for (const auto& let : s.lets) {
+      if (!validate(let.value, p, kMaxSlots, error)) return false;
+    }
   }
   for (const auto& f : p.filters) {
     for (const auto& st : f.statements) {
@@ -336,6 +344,12 @@ std::string encode(const Program& p) {
     w.u8(s.hasWhen);
     if (s.hasWhen) writeExpr(w, s.when);
     w.svarint(s.sustained);
+    w.varint(s.lets.size());
+    for (const auto& let : s.lets) {
+      w.bytes(let.name);
+      writeExpr(w, let.value);
+    }
+    w.bytes(s.message);
   }
   w.varint(p.symptomSets.size());
   for (const auto& set : p.symptomSets) {
@@ -398,11 +412,17 @@ bool decode(std::string_view bytes, Program* out, std::string* error) {
     ok = r.string(&s.name) && r.string(&s.title) && r.string(&s.family) &&
          readEnum(r, &s.severity, Severity::Critical, "severity") && readEnum(r, &s.blame, Blame::Gpu, "blame") &&
          readEnum(r, &s.role, Role::Context, "role") && readStrings(r, &s.actions) && readStrings(r, &s.refs) &&
-         readEnum(r, &s.stream, StreamKind::Scheduler, "stream") && readStrings(r, &s.sources) &&
+         readEnum(r, &s.stream, StreamKind::Nodes, "stream") && readStrings(r, &s.sources) &&
          r.string(&s.metric) && readPatterns(r, &s.patterns) && r.u8(&hasWhen);
     s.hasWhen = hasWhen;
     if (ok && s.hasWhen) ok = readExpr(r, &s.when, 0);
-    ok = ok && r.svarint(&s.sustained);
+    ok = ok && r.svarint(&s.sustained) && r.count(&n, 2);
+    if (ok) s.lets.resize(n);
+    for (auto& let : s.lets) {
+      if (!ok) break;
+      ok = r.string(&let.name) && readExpr(r, &let.value, 0);
+    }
+    ok = ok && r.string(&s.message);
   }
   ok = ok && r.count(&n);
   if (ok) p.symptomSets.resize(n);

@@ -32,8 +32,8 @@ const char* const kOps[] = {
     "match", "is-symptom", "is-none", "same", "count", "exists", "first", "last", "distinct",
     "window-avg", "window-min", "window-max", "window-sum", "window-rate", "window-delta",
     "to-int", "to-float", "to-string", "abs", "len", "lower", "contains", "starts-with", "ends-with",
-    "min", "max"};
-static_assert(sizeof(kOps) / sizeof(kOps[0]) == static_cast<size_t>(Op::Max) + 1, "every op has a name");
+    "min", "max", "min-by", "max-by", "percentile"};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == static_cast<size_t>(Op::Percentile) + 1, "every op has a name");
 
 const char* typeName(Type t) {
   static const char* const kTypes[] = {"null", "bool", "int", "float", "string", "time", "duration", "state",

@@ -26,7 +26,9 @@ namespace attrib::ir {
 
 enum class Type : uint8_t { Null, Bool, Int, Float, String, Time, Duration, State, Instance, List };
 
-enum class StreamKind : uint8_t { Log, Metric, Scheduler };
+// Ranks and Nodes are derived streams (`on ranks`, `on nodes`): one candidate instance per rank
+// (node) of the workload, evaluated after filtering, with aggregates over the other instances.
+enum class StreamKind : uint8_t { Log, Metric, Scheduler, Ranks, Nodes };
 
 // Terminal states, normalised across schedulers. Stored as an int in State values.
 enum class State : uint8_t {
@@ -83,8 +85,14 @@ enum class Op : uint8_t {
   // the trailing window of `window` ns ending at the current sample.
   WindowAvg, WindowMin, WindowMax, WindowSum, WindowRate, WindowDelta,
   // Scalar functions.
-  ToInt, ToFloat, ToString, Abs, Len, Lower, Contains, StartsWith, EndsWith, Min,
-  Max,  // keep last: the decoder checks operators against it
+  ToInt, ToFloat, ToString, Abs, Len, Lower, Contains, StartsWith, EndsWith, Min, Max,
+  // Aggregates with a numeric key: operands[hasWhere ? 1 : 0] is the key, evaluated with the
+  // instance in slot `slot` like the where-clause. Instances whose key is null or NaN are
+  // skipped. MinBy/MaxBy give the instance with the smallest/largest key (ties: the earliest);
+  // Percentile gives the `operands.back()`-th percentile (0..100, linear interpolation between
+  // closest ranks) of the keys as a float; median is percentile 50.
+  MinBy, MaxBy,
+  Percentile,  // keep last: the decoder checks operators against it
 };
 const char* opName(Op op);
 
@@ -140,6 +148,16 @@ struct Symptom {
   bool hasWhen = false;
   Expr when;                         // slot 0 = the candidate instance
   int64_t sustained = 0;             // Metric: `for D`, ns (0 = none)
+  // Ranks/Nodes streams: `let NAME = EXPR` values, evaluated (in order, slot 0 = the candidate)
+  // for each instance the when-clause keeps; they become its captures, as text. The
+  // when-clause has them inlined already. `message` is the instance's text, with `{name}`
+  // replaced by a let, `{rank}`, `{node}` or `{gpu}`.
+  struct Let {
+    std::string name;
+    Expr value;
+  };
+  std::vector<Let> lets;
+  std::string message;
 };
 
 struct FilterStatement {

@@ -507,7 +507,9 @@ class Codegen {
         return boolean(e.negated ? b_.CreateNot(none) : none);
       }
       case Op::Same: return same(e);
-      case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: return aggregate(e);
+      case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: case Op::MinBy:
+      case Op::MaxBy: case Op::Percentile:
+        return aggregate(e);
       case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
       case Op::WindowDelta:
         return window(e);
@@ -752,20 +754,29 @@ class Codegen {
 
   llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
 
-  // count / exists / first / last / distinct over the live instances of a symptom set, in
-  // the index's order (per symptom, by time), exactly as the interpreter walks them.
+  // count / exists / first / last / distinct / min_by / max_by / percentile over the live
+  // instances of a symptom set, in the index's order (per symptom, by time), exactly as the
+  // interpreter walks them.
   CV aggregate(const ir::Expr& e) {
     Op op = e.op;
+    bool keyed = op == Op::MinBy || op == Op::MaxBy || op == Op::Percentile;
     auto emptyResult = [&]() -> CV {
       if (op == Op::Count || op == Op::Distinct) return integer(Type::Int, b_.getInt64(0), b_.getFalse());
       if (op == Op::Exists) return boolean(b_.getFalse());
+      if (op == Op::Percentile) return nullOf(Type::Float);
       return instance(llvm::ConstantPointerNull::get(i8p_));
     };
     llvm::Value* resI = entryAlloca(i64_, "agg.i");
     llvm::Value* resP = entryAlloca(i8p_, "agg.p");
+    llvm::Value* resF = entryAlloca(f64_, "agg.f");
+    llvm::Value* resNull = entryAlloca(i1_, "agg.null");
     auto store = [&](const CV& v) {
       b_.CreateStore(intOf(v), resI);
       b_.CreateStore(v.p, resP);
+      if (op == Op::Percentile) {
+        b_.CreateStore(v.f, resF);
+        b_.CreateStore(v.null, resNull);
+      }
     };
     auto* merge = block("agg.end");
     auto* empty = block("agg.empty");
@@ -795,6 +806,17 @@ class Codegen {
     b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), first);
     b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), last);
     if (op == Op::Distinct) b_.CreateCall(helper("attrib_jit_distinct_begin", b_.getVoidTy(), {i8p_}), {scratch_});
+    // min_by / max_by: the best instance so far and its key; percentile: its p, read before
+    // the loop binds the aggregate's slot (as the interpreter does), and the keys collected.
+    llvm::Value* best = entryAlloca(i8p_, "agg.best");
+    llvm::Value* bestI = entryAlloca(i64_, "agg.besti");
+    llvm::Value* bestF = entryAlloca(f64_, "agg.bestf");
+    b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), best);
+    CV percentile;
+    if (op == Op::Percentile) {
+      percentile = gen(e.operands.back());
+      b_.CreateCall(helper("attrib_jit_values_begin", b_.getVoidTy(), {i8p_}), {scratch_});
+    }
     auto* finished = block("agg.finished");
     // Outer loop over the set's symptom ids (a constant array), inner loop over each
     // symptom's instances in the index; one copy of the where-clause however large the set.
@@ -849,7 +871,39 @@ class Codegen {
 
     b_.SetInsertPoint(accept);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, count), b_.getInt64(1)), count);
-    if (op == Op::Exists) {
+    if (keyed) {
+      llvm::Value* saved = bound_[e.slot];
+      bound_[e.slot] = inst;
+      CV key = gen(e.operands[e.hasWhere ? 1 : 0]);
+      bound_[e.slot] = saved;
+      bool isFloat = key.type == Type::Float;
+      llvm::Value* skipKey = isFloat ? any(key.null, b_.CreateFCmpUNO(key.f, key.f)) : key.null;
+      auto* use = block("agg.key");
+      b_.CreateCondBr(skipKey, head, use);
+      b_.SetInsertPoint(use);
+      if (op == Op::Percentile) {
+        b_.CreateCall(helper("attrib_jit_values_add", b_.getVoidTy(), {i8p_, f64_}), {scratch_, doubleOf(key)});
+      } else {
+        llvm::Value* cur = b_.CreateLoad(i8p_, best);
+        llvm::Value *less, *greater;
+        if (isFloat) {
+          llvm::Value* bf = b_.CreateLoad(f64_, bestF);
+          less = b_.CreateFCmpOLT(key.f, bf);
+          greater = b_.CreateFCmpOGT(key.f, bf);
+        } else {
+          llvm::Value* bi = b_.CreateLoad(i64_, bestI);
+          less = b_.CreateICmpSLT(intOf(key), bi);
+          greater = b_.CreateICmpSGT(intOf(key), bi);
+        }
+        llvm::Value* better = op == Op::MinBy ? less : greater;
+        llvm::Value* tie = b_.CreateAnd(b_.CreateNot(less), b_.CreateNot(greater));
+        llvm::Value* take = any(isNullPtr(cur), any(better, b_.CreateAnd(tie, earlier(inst, safe(cur)))));
+        b_.CreateStore(b_.CreateSelect(take, inst, cur), best);
+        if (isFloat) b_.CreateStore(b_.CreateSelect(take, key.f, b_.CreateLoad(f64_, bestF)), bestF);
+        else b_.CreateStore(b_.CreateSelect(take, intOf(key), b_.CreateLoad(i64_, bestI)), bestI);
+      }
+      b_.CreateBr(head);
+    } else if (op == Op::Exists) {
       b_.CreateBr(finished);
     } else {
       if (op == Op::First || op == Op::Last) {
@@ -878,6 +932,15 @@ class Codegen {
       case Op::Exists: store(boolean(b_.CreateICmpSGT(total, b_.getInt64(0)))); break;
       case Op::First: store(instance(b_.CreateLoad(i8p_, first))); break;
       case Op::Last: store(instance(b_.CreateLoad(i8p_, last))); break;
+      case Op::MinBy: case Op::MaxBy: store(instance(b_.CreateLoad(i8p_, best))); break;
+      case Op::Percentile: {
+        llvm::Value* out = entryAlloca(f64_, "agg.pct");
+        auto fn = helper("attrib_jit_values_percentile", i32_, {i8p_, f64_, f64_->getPointerTo()});
+        llvm::Value* ok = b_.CreateCall(fn, {scratch_, doubleOf(percentile), out});
+        llvm::Value* null = any(percentile.null, b_.CreateICmpEQ(ok, b_.getInt32(0)));
+        store(real(b_.CreateLoad(f64_, out), null));
+        break;
+      }
       default: {
         llvm::Value* distinct = b_.CreateCall(helper("attrib_jit_distinct_end", i64_, {i8p_}), {scratch_});
         store(integer(Type::Int, distinct, b_.getFalse()));
@@ -886,7 +949,10 @@ class Codegen {
     b_.CreateBr(merge);
 
     b_.SetInsertPoint(merge);
-    if (op == Op::First || op == Op::Last) return instance(b_.CreateLoad(i8p_, resP));
+    if (op == Op::First || op == Op::Last || op == Op::MinBy || op == Op::MaxBy) {
+      return instance(b_.CreateLoad(i8p_, resP));
+    }
+    if (op == Op::Percentile) return real(b_.CreateLoad(f64_, resF), b_.CreateLoad(i1_, resNull));
     llvm::Value* i = b_.CreateLoad(i64_, resI);
     if (op == Op::Exists) return boolean(b_.CreateTrunc(i, i1_));
     return integer(Type::Int, i, b_.getFalse());
@@ -1198,7 +1264,10 @@ void markPredicatesInlinable(llvm::Module& module) {
 size_t predicateCost(const ir::Expr& e) {
   size_t cost = 1;
   switch (e.op) {
-    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: cost += 30; break;
+    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: case Op::MinBy:
+    case Op::MaxBy: case Op::Percentile:
+      cost += 30;
+      break;
     case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
     case Op::WindowDelta:
       cost += 50;

@@ -142,6 +142,21 @@ int64_t attrib_jit_distinct_end(PredicateScratch* scratch) noexcept {
   return static_cast<int64_t>(set.strings.size() + set.ints.size());
 }
 
+void attrib_jit_values_begin(PredicateScratch* scratch) noexcept {
+  if (scratch->values.size() <= scratch->valuesDepth) scratch->values.resize(scratch->valuesDepth + 1);
+  scratch->values[scratch->valuesDepth++].clear();
+}
+
+void attrib_jit_values_add(PredicateScratch* scratch, double v) noexcept {
+  scratch->values[scratch->valuesDepth - 1].push_back(v);
+}
+
+// The percentile of the values collected since the matching begin; 0 when there is none.
+int32_t attrib_jit_values_percentile(PredicateScratch* scratch, double p, double* out) noexcept {
+  auto& values = scratch->values[--scratch->valuesDepth];
+  return attrib::runtime::percentileOf(values, p, out) ? 1 : 0;
+}
+
 }  // extern "C"
 
 namespace attrib::jit {
@@ -159,7 +174,8 @@ const std::vector<HelperSymbol>& helperSymbols() {
       ATTRIB_HELPER(attrib_jit_contains),         ATTRIB_HELPER(attrib_jit_starts_with),
       ATTRIB_HELPER(attrib_jit_ends_with),        ATTRIB_HELPER(attrib_jit_distinct_begin),
       ATTRIB_HELPER(attrib_jit_distinct_add_str), ATTRIB_HELPER(attrib_jit_distinct_add_int),
-      ATTRIB_HELPER(attrib_jit_distinct_end),
+      ATTRIB_HELPER(attrib_jit_distinct_end),     ATTRIB_HELPER(attrib_jit_values_begin),
+      ATTRIB_HELPER(attrib_jit_values_add),       ATTRIB_HELPER(attrib_jit_values_percentile),
   };
 #undef ATTRIB_HELPER
   return symbols;

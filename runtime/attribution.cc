@@ -16,6 +16,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// `on ranks` considers ranks 0 .. workload.ranks - 1; a context claiming more than this is
+// taken at its word only for the ranks evidence names.
+constexpr int64_t kMaxDerivedRanks = 1 << 17;
+
 int blameRank(ir::Blame b) {
   switch (b) {
     case ir::Blame::Gpu: return 4;
@@ -50,6 +54,7 @@ class Run {
     std::stable_sort(instances_.begin(), instances_.end(), earlier);
     index_.rebuild(instances_, program_.symptoms.size());
     for (size_t f = 0; f < program_.filters.size(); ++f) applyFilter(f);
+    deriveInstances();
     for (ir::Phase phase : {ir::Phase::Early, ir::Phase::Main, ir::Phase::Final}) runRules(phase);
     int32_t root = selectRoot();
     std::vector<size_t> outcomes = evaluateOutcomes(root);
@@ -223,6 +228,129 @@ class Run {
       for (size_t i : drop) instances_[i].filtered = true;
       if (!drop.empty()) index_.rebuild(instances_, program_.symptoms.size());
     }
+  }
+
+  // ---- derived symptoms (`on ranks`, `on nodes`)
+
+  // Where a rank or node was last seen, from the live instances before derivation.
+  struct LastSeen {
+    int64_t time = 0;
+    bool seen = false;
+    std::string node;  // ranks: the node of their first instance
+  };
+
+  // One candidate instance per rank (node) of the workload, and per rank (node) any evidence
+  // names; each derived symptom keeps the candidates its when-clause holds for. Candidates read
+  // the instances as filtering left them, so derived symptoms never see one another.
+  void deriveInstances() {
+    std::vector<int32_t> derived;
+    for (size_t s = 0; s < program_.symptoms.size(); ++s) {
+      ir::StreamKind k = program_.symptoms[s].stream;
+      if (k == ir::StreamKind::Ranks || k == ir::StreamKind::Nodes) derived.push_back(static_cast<int32_t>(s));
+    }
+    if (derived.empty()) return;
+    const Workload& w = evidence_.workload;
+    std::map<int64_t, LastSeen> ranks;
+    std::map<std::string, LastSeen> nodes;
+    auto see = [](LastSeen& l, const Instance& inst) {
+      if (!l.seen || inst.time > l.time) l.time = inst.time;
+      if (l.node.empty()) l.node = inst.node;
+      l.seen = true;
+    };
+    for (const auto& inst : instances_) {  // time order: a rank's first node comes first
+      if (inst.filtered) continue;
+      if (inst.rank && *inst.rank >= 0) see(ranks[*inst.rank], inst);
+      if (!inst.node.empty()) see(nodes[inst.node], inst);
+    }
+    // The workload's full rank set, so that ranks with no evidence at all are candidates too.
+    int64_t declared = std::min<int64_t>(w.ranks.value_or(0), kMaxDerivedRanks);
+    for (int64_t r = 0; r < declared; ++r) ranks.try_emplace(r);
+    for (const auto& n : w.nodes) nodes.try_emplace(n);
+    int64_t fallback = w.end.value_or(w.start.value_or(0));
+    bool fallbackKnown = w.end.has_value() || w.start.has_value();
+
+    std::vector<Instance> made;
+    for (int32_t s : derived) {
+      const ir::Symptom& symptom = program_.symptoms[s];
+      auto consider = [&](Instance c) {
+        c.symptom = s;
+        c.source = "derived";
+        c.where.connector = "attrib";
+        EvalContext ctx = context();
+        ctx.slots[0] = &c;
+        if (symptom.hasWhen && !holds(symptomFn(s), symptom.when, ctx)) return;
+        for (const auto& let : symptom.lets) {
+          Value v = interpreter_.eval(let.value, ctx);
+          if (v.isNull()) continue;
+          std::string text = v.type == ir::Type::String ? std::string(v.s)
+                             : v.type == ir::Type::Bool ? (v.i ? "true" : "false")
+                                                        : valueText(v.type, v.i, v.f);
+          c.captures.emplace_back(let.name, std::move(text));
+        }
+        c.text = message(symptom, c);
+        c.sequence = nextSequence();
+        made.push_back(std::move(c));
+      };
+      if (symptom.stream == ir::StreamKind::Ranks) {
+        for (const auto& [rank, last] : ranks) {
+          Instance c;
+          c.rank = rank;
+          c.node = last.node;
+          if (c.node.empty() && w.ranksPerNode && *w.ranksPerNode > 0) {
+            int64_t n = rank / *w.ranksPerNode;
+            if (n < static_cast<int64_t>(w.nodes.size())) c.node = w.nodes[n];
+          }
+          c.time = last.seen ? last.time : fallback;
+          c.timeKnown = last.seen || fallbackKnown;
+          c.where.location = fmt::format("rank {}", rank);
+          consider(std::move(c));
+        }
+      } else {
+        for (const auto& [node, last] : nodes) {
+          Instance c;
+          c.node = node;
+          c.time = last.seen ? last.time : fallback;
+          c.timeKnown = last.seen || fallbackKnown;
+          c.where.location = fmt::format("node {}", node);
+          consider(std::move(c));
+        }
+      }
+    }
+    if (made.empty()) return;
+    for (auto& m : made) instances_.push_back(std::move(m));
+    std::stable_sort(instances_.begin(), instances_.end(), earlier);
+    index_.rebuild(instances_, program_.symptoms.size());
+  }
+
+  // The text of a derived instance: the symptom's message with {rank}, {node}, {gpu} and lets
+  // filled in; without a message, "rank 3 on gpu-0001" and the lets.
+  static std::string message(const ir::Symptom& symptom, const Instance& c) {
+    auto value = [&](const std::string& name) -> std::string {
+      if (name == "rank") return c.rank ? std::to_string(*c.rank) : "?";
+      if (name == "node") return c.node.empty() ? "?" : c.node;
+      if (name == "gpu") return c.gpu.empty() ? "?" : c.gpu;
+      const std::string* v = c.capture(name);
+      return v ? *v : "?";
+    };
+    if (symptom.message.empty()) {
+      std::string out = c.rank ? fmt::format("rank {} on {}", *c.rank, value("node")) : fmt::format("node {}", c.node);
+      for (size_t i = 0; i < c.captures.size(); ++i) {
+        out += fmt::format("{}{}={}", i == 0 ? ": " : ", ", c.captures[i].first, c.captures[i].second);
+      }
+      return out;
+    }
+    std::string out;
+    const std::string& m = symptom.message;
+    for (size_t i = 0; i < m.size(); ++i) {
+      size_t close = m[i] == '{' ? m.find('}', i) : std::string::npos;
+      if (close == std::string::npos) {
+        out += m[i];
+        continue;
+      }
+      out += value(m.substr(i + 1, close - i - 1));
+      i = close;
+    }
+    return out;
   }
 
   // ---- refinement

@@ -35,9 +35,12 @@ struct PredicateScratch {
   };
   std::vector<DistinctSet> distinct;  // a stack: `distinct` aggregates may nest
   size_t distinctDepth = 0;
+  std::vector<std::vector<double>> values;  // keys of `percentile`/`median`, a stack likewise
+  size_t valuesDepth = 0;
   void reset() {
     if (!arena.empty()) arena.clear();
     distinctDepth = 0;
+    valuesDepth = 0;
   }
 };
 

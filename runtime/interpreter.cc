@@ -269,23 +269,37 @@ Value Interpreter::binary(const ir::Expr& e, EvalContext& ctx) {
 }
 
 Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
-  if (!ctx.index || !ctx.index->instances) return e.op == Op::Count || e.op == Op::Distinct ? integer(Type::Int, 0)
-                                                   : e.op == Op::Exists ? boolean(false) : null();
+  auto emptyResult = [&]() {
+    return e.op == Op::Count || e.op == Op::Distinct ? integer(Type::Int, 0)
+           : e.op == Op::Exists                       ? boolean(false)
+                                                      : null();
+  };
+  if (!ctx.index || !ctx.index->instances) return emptyResult();
   const auto& all = *ctx.index->instances;
   const ir::Program& program = *ctx.program;
   const Instance* reference = ctx.slots[0];
   Value refKey;
   if (e.sameKey) {
-    if (!reference) return e.op == Op::Count || e.op == Op::Distinct ? integer(Type::Int, 0)
-                           : e.op == Op::Exists ? boolean(false) : null();
+    if (!reference) return emptyResult();
     refKey = field(*reference, e.field, program);
-    if (refKey.isNull()) return e.op == Op::Count || e.op == Op::Distinct ? integer(Type::Int, 0)
-                                : e.op == Op::Exists ? boolean(false) : null();
+    if (refKey.isNull()) return emptyResult();
+  }
+  bool keyed = e.op == Op::MinBy || e.op == Op::MaxBy || e.op == Op::Percentile;
+  const ir::Expr* keyExpr = keyed ? &e.operands[e.hasWhere ? 1 : 0] : nullptr;
+  // The percentile is read before the loop binds the aggregate's slot.
+  double percentile = 0;
+  if (e.op == Op::Percentile) {
+    Value p = eval(e.operands.back(), ctx);
+    if (p.isNull()) return null();
+    percentile = p.type == Type::Float ? p.f : static_cast<double>(p.i);
   }
   const Instance* saved = ctx.slots[e.slot];
   int64_t count = 0;
   const Instance* first = nullptr;
   const Instance* last = nullptr;
+  const Instance* best = nullptr;
+  Value bestKey;
+  std::vector<double> keys;
   std::set<std::string> distinctStrings;
   std::set<int64_t> distinctInts;
   for (int32_t symptom : program.symptomSets[e.set]) {
@@ -296,10 +310,30 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
         Value key = field(inst, e.field, program);
         if (key.isNull() || compare(Op::Eq, key, refKey).i == 0) continue;
       }
+      if (e.hasWhere || keyed) ctx.slots[e.slot] = &inst;
       if (e.hasWhere) {
-        ctx.slots[e.slot] = &inst;
         Value w = eval(e.operands[0], ctx);
         if (!(w.type == Type::Bool && w.i)) continue;
+      }
+      if (keyed) {
+        Value k = eval(*keyExpr, ctx);
+        if (k.isNull() || (k.type == Type::Float && std::isnan(k.f))) continue;
+        if (e.op == Op::Percentile) {
+          keys.push_back(k.type == Type::Float ? k.f : static_cast<double>(k.i));
+        } else if (!best) {
+          best = &inst;
+          bestKey = k;
+        } else {
+          // Strictly better key, or an equal key on an earlier instance.
+          bool less = k.type == Type::Float ? k.f < bestKey.f : k.i < bestKey.i;
+          bool greater = k.type == Type::Float ? k.f > bestKey.f : k.i > bestKey.i;
+          bool better = e.op == Op::MinBy ? less : greater;
+          if (better || (!less && !greater && earlier(inst, *best))) {
+            best = &inst;
+            bestKey = k;
+          }
+        }
+        continue;
       }
       ++count;
       if (!first || earlier(inst, *first)) first = &inst;
@@ -320,8 +354,27 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
     case Op::First: return instance(first);
     case Op::Last: return instance(last);
     case Op::Distinct: return integer(Type::Int, static_cast<int64_t>(distinctStrings.size() + distinctInts.size()));
+    case Op::MinBy: case Op::MaxBy: return instance(best);
+    case Op::Percentile: {
+      double out;
+      return percentileOf(keys, percentile, &out) ? real(out) : null();
+    }
     default: return null();
   }
+}
+
+bool percentileOf(std::vector<double>& values, double p, double* out) {
+  if (values.empty() || !(p >= 0.0 && p <= 100.0)) return false;
+  std::sort(values.begin(), values.end());
+  double position = p / 100.0 * static_cast<double>(values.size() - 1);
+  size_t lo = static_cast<size_t>(position);
+  if (lo + 1 >= values.size()) {
+    *out = values.back();
+    return true;
+  }
+  double fraction = position - static_cast<double>(lo);
+  *out = fraction == 0.0 ? values[lo] : values[lo] + (values[lo + 1] - values[lo]) * fraction;
+  return true;
 }
 
 Value Interpreter::window(const ir::Expr& e, EvalContext& ctx) {
@@ -519,7 +572,8 @@ Value Interpreter::eval(const ir::Expr& e, EvalContext& ctx) {
       }
       return boolean(true);
     }
-    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct:
+    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: case Op::MinBy:
+    case Op::MaxBy: case Op::Percentile:
       return aggregate(e, ctx);
     case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
     case Op::WindowDelta:

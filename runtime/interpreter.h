@@ -77,5 +77,9 @@ bool parseFloatText(std::string_view s, double* out);         // float("1.5"), s
 // string() of an Int, Float, Duration, Time or State value; empty for other types.
 std::string valueText(ir::Type type, int64_t i, double f);
 std::string lowerAscii(std::string_view s);
+// percentile(S, x, p): the p-th percentile (0..100) of `values`, linear interpolation between the
+// closest ranks (median: p = 50). False when `values` is empty or p is outside [0, 100] or NaN.
+// Sorts `values`.
+bool percentileOf(std::vector<double>& values, double p, double* out);
 
 }  // namespace attrib::runtime

@@ -148,7 +148,8 @@ std::string toText(const Verdict& v) {
                        r.gpu.empty() ? "" : " gpu " + r.gpu, r.rank ? fmt::format(" rank {}", *r.rank) : "",
                        formatTimestamp(r.time), r.timeKnown ? "" : " (estimated)");
     for (const auto& e : r.evidence) {
-      out += fmt::format("           {}:{}: {}\n", e.location, e.lineNumber, e.line);
+      if (e.lineNumber) out += fmt::format("           {}:{}: {}\n", e.location, e.lineNumber, e.line);
+      else out += fmt::format("           {}: {}\n", e.location, e.line);
     }
   } else {
     out += "root cause none found\n";

@@ -85,7 +85,7 @@ TEST(BadInput, UnterminatedEverything) {
   EXPECT_TRUE(hasKind(testing::check("symptom s { on log match /[unclosed class/ }"), DiagKind::UnterminatedRegex));
   auto eof = testing::check("symptom s {");
   EXPECT_TRUE(hasKind(eof, DiagKind::SyntaxError));
-  EXPECT_EQ(eof.lines()[0], "t.attr:1:12: error: unexpected end of file; expected one of 'on', 'match', 'when', '}', a name [A001]");
+  EXPECT_EQ(eof.lines()[0], "t.attr:1:12: error: unexpected end of file; expected one of 'on', 'match', 'when', 'let', '}', a name [A001]");
 }
 
 TEST(BadInput, EmptyAndWhitespaceFilesAreValid) {

@@ -83,7 +83,7 @@ std::vector<Case> cases() {
        {"a.attr:3:1: error: package 'b' is imported twice [A107]", "a.attr:2:1: note: the earlier import is here"}},
       {K::UnknownProperty, {{"a.attr", "symptom x {\n  on log\n  match /abcdef/\n  familly unknown\n}\n"}},
        {"a.attr:4:3: error: symptom 'x' has no property 'familly'; did you mean 'family'? [A201]",
-        "note: its properties are: title, description, ref, tags, status, author, id, family, severity, blame, role, action"}},
+        "note: its properties are: title, description, ref, tags, status, author, id, family, severity, blame, role, action, message"}},
       {K::DuplicateProperty, {{"a.attr", "symptom x {\n  on log\n  match /abcdef/\n  family unknown\n  family storage\n}\n"}},
        {"a.attr:5:3: error: 'family' is given twice [A202]", "a.attr:4:3: note: first given here"}},
       {K::MissingProperty, {{"a.attr", "symptom x {\n  match /abcdef/\n  family unknown\n}\n"}},

@@ -365,6 +365,7 @@ Expr konst(ir::Value v) {
 }
 
 Expr intConst(Type t, int64_t v) { return konst(ir::Value::integer(t, v)); }
+Expr realConst(double v) { return konst(ir::Value::real(v)); }
 
 // Whether string() of `e` prints the same NaN sign in both evaluators (see the file comment).
 bool nanSignExact(const Expr& e) {
@@ -390,7 +391,7 @@ class ExprGen {
  public:
   ExprGen(Rng& rng, const Config& cfg, const ir::Program& program) : rng_(rng), cfg_(cfg), program_(program) {}
 
-  std::array<int, static_cast<size_t>(Op::Max) + 1> opCounts{};
+  std::array<int, static_cast<size_t>(Op::Percentile) + 1> opCounts{};
 
   Expr boolean(int depth, Scope& s) {
     if (depth <= 0) return boolLeaf(s);
@@ -442,7 +443,7 @@ class ExprGen {
 
   Expr instance(int depth, Scope& s) {
     if (depth > 0 && aggregatesAllowed(s) && rng_.chance(0.3)) {
-      return aggregate(rng_.chance(0.5) ? Op::First : Op::Last, Type::Instance, depth, s);
+      return aggregate(pick({Op::First, Op::Last, Op::MinBy, Op::MaxBy}), Type::Instance, depth, s);
     }
     return slotRef(s);
   }
@@ -834,21 +835,56 @@ class ExprGen {
       e.field = pick({Field::Node, Field::Rank, Field::Gpu, Field::Source, Field::Time, Field::Value, Field::State,
                       Field::Symptom, Field::Family, Field::Text, Field::ExitCode, Field::Metric});
     }
+    Scope inner = s;
+    inner.slots.push_back(e.slot);
+    ++inner.aggDepth;
+    inner.windows = false;  // the checker allows windows only directly in a metric symptom's `when`
     if (depth > 0 && rng_.chance(0.65)) {
-      Scope inner = s;
-      inner.slots.push_back(e.slot);
-      ++inner.aggDepth;
-      inner.windows = false;  // the checker allows windows only directly in a metric symptom's `when`
       e.hasWhere = true;
       e.operands.push_back(boolean(depth - 1, inner));
-      s.nextSlot = std::max(s.nextSlot, inner.nextSlot);
+    }
+    if (op == Op::MinBy || op == Op::MaxBy || op == Op::Percentile) {
+      // The key, read per instance: mostly a converted capture or a field, as rules write them.
+      Type kt = pick({Type::Int, Type::Float, Type::Float, Type::Time, Type::Duration});
+      Expr key;
+      if (kt == Type::Float && rng_.chance(0.5)) {
+        key = count(node(Op::ToFloat, Type::Float, {capture(slot(e.slot))}));
+      } else if (kt == Type::Int && rng_.chance(0.5)) {
+        key = count(node(Op::ToInt, Type::Int, {capture(slot(e.slot))}));
+      } else if (kt == Type::Time && rng_.chance(0.6)) {
+        key = field(slot(e.slot), Field::Time, Type::Time);
+      } else {
+        key = value(kt, std::max(depth - 1, 0), inner);
+      }
+      e.operands.push_back(std::move(key));
+    }
+    s.nextSlot = std::max(s.nextSlot, inner.nextSlot);
+    if (op == Op::Percentile) {
+      if (rng_.chance(0.7)) {
+        e.operands.push_back(rng_.chance(0.3) ? realConst(50.0)
+                                              : realConst(static_cast<double>(rng_.below(121)) - 10.0));
+      } else {
+        e.operands.push_back(value(rng_.chance(0.5) ? Type::Float : Type::Int, std::max(depth - 1, 0), s));
+      }
     }
     return count(e);
   }
 
   // A bool built around an aggregate.
   Expr aggregatePredicate(int depth, Scope& s) {
-    switch (rng_.below(7)) {
+    switch (rng_.below(9)) {
+      case 7: {
+        Expr p = aggregate(Op::Percentile, Type::Float, depth, s);
+        return compare(pick({Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge}), std::move(p),
+                       value(rng_.chance(0.5) ? Type::Float : Type::Int, depth - 1, s));
+      }
+      case 8: {
+        Expr f = aggregate(rng_.chance(0.5) ? Op::MinBy : Op::MaxBy, Type::Instance, depth, s);
+        if (rng_.chance(0.3)) return isNone(std::move(f));
+        Type t = pick({Type::Time, Type::String, Type::Int});
+        Field fl = t == Type::Time ? Field::Time : t == Type::Int ? Field::Rank : pick({Field::Node, Field::Text});
+        return compare(pick({Op::Eq, Op::Ne, Op::Lt, Op::Ge}), field(std::move(f), fl, t), value(t, depth - 1, s));
+      }
       case 0: return aggregate(Op::Exists, Type::Bool, depth, s);
       case 1: case 2: {
         Expr c = aggregate(rng_.chance(0.6) ? Op::Count : Op::Distinct, Type::Int, depth, s);
@@ -1078,7 +1114,7 @@ struct Result {
   size_t cases = 0, verdictsTrue = 0, mismatches = 0, predicates = 0;
   double compileMs = 0;
   std::vector<std::string> messages;
-  std::array<int, static_cast<size_t>(Op::Max) + 1> opCounts{};
+  std::array<int, static_cast<size_t>(Op::Percentile) + 1> opCounts{};
 };
 
 // Deliberate miscompilations, applied to the compiled side only, that the harness must catch.
@@ -1558,7 +1594,7 @@ std::vector<uint64_t> seeds(std::vector<uint64_t> fixed) {
 struct Totals {
   size_t cases = 0, verdictsTrue = 0, mismatches = 0, predicates = 0;
   double compileMs = 0;
-  std::array<int, static_cast<size_t>(Op::Max) + 1> opCounts{};
+  std::array<int, static_cast<size_t>(Op::Percentile) + 1> opCounts{};
 };
 
 Totals runSeeds(const std::string& test, const std::vector<uint64_t>& fixed, const Config& cfg, const Plan& plan) {
@@ -1638,7 +1674,8 @@ TEST(DifferentialTest, AggregatesAgree) {
   plan.filters = 10;
   plan.symptoms = 0;
   Totals t = runSeeds("AggregatesAgree", {5, 6}, cfg, plan);
-  expectGenerated(t, {Op::Count, Op::Exists, Op::First, Op::Last, Op::Distinct, Op::Same});
+  expectGenerated(t, {Op::Count, Op::Exists, Op::First, Op::Last, Op::Distinct, Op::Same, Op::MinBy, Op::MaxBy,
+                      Op::Percentile});
 }
 
 // The harness itself: deliberately miscompiled programs must be caught, with a message that

@@ -67,6 +67,8 @@ std::string evidence(const ir::Symptom& s) {
   switch (s.stream) {
     case ir::StreamKind::Metric: return "metric " + s.metric;
     case ir::StreamKind::Scheduler: return "scheduler";
+    case ir::StreamKind::Ranks: return "derived, per rank";
+    case ir::StreamKind::Nodes: return "derived, per node";
     case ir::StreamKind::Log: return s.sources.empty() ? "log" : "log: " + list(s.sources);
   }
   return "";
