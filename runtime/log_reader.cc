@@ -95,12 +95,25 @@ class RawFile {
     // A hint only: the file is read once, front to back.
     (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
-  ~RawFile() { ::close(fd_); }
+  // A file's bytes held in memory; `error`, when given, is reported once they are all read.
+  RawFile(std::shared_ptr<const std::string> bytes, std::string error)
+      : fd_(-1), memory_(std::move(bytes)), memoryError_(std::move(error)) {}
+  ~RawFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
   RawFile(const RawFile&) = delete;
   RawFile& operator=(const RawFile&) = delete;
 
   // Up to `capacity` bytes; 0 at the end of the file or on error (then error() is set).
   size_t read(void* dst, size_t capacity) {
+    if (fd_ < 0) {
+      const size_t size = memory_ ? memory_->size() : 0;
+      const size_t n = std::min<size_t>(capacity, size - offset_);
+      if (n > 0) std::memcpy(dst, memory_->data() + offset_, n);
+      offset_ += n;
+      if (n == 0) error_ = memoryError_;
+      return n;
+    }
     for (;;) {
       const ssize_t n = ::read(fd_, dst, capacity);
       if (n >= 0) {
@@ -131,6 +144,8 @@ class RawFile {
  private:
   const int fd_;
   const std::string path_;
+  const std::shared_ptr<const std::string> memory_;  // fd_ < 0: the bytes
+  const std::string memoryError_;
   uint64_t offset_ = 0;
   std::string error_;
 };
@@ -469,10 +484,9 @@ bool hasGzipName(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<LogReader> LogReader::open(const std::string& path, const LogReaderOptions& options) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::make_unique<ChunkedReader>("cannot open '" + path + "': " + errnoText(errno));
-  auto file = std::make_unique<RawFile>(fd, path);
+namespace {
+
+std::unique_ptr<LogReader> openRaw(std::unique_ptr<RawFile> file, const std::string& path, const LogReaderOptions& options) {
   Peeked peeked;
   peeked.size = file->readFully(peeked.bytes, sizeof peeked.bytes);
   if (!file->error().empty()) return std::make_unique<ChunkedReader>(file->error());
@@ -484,6 +498,19 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, const LogRea
     source = std::make_unique<PlainSource>(std::move(file), peeked);
   }
   return std::make_unique<ChunkedReader>(std::move(source), options);
+}
+
+}  // namespace
+
+std::unique_ptr<LogReader> LogReader::open(const std::string& path, const LogReaderOptions& options) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::make_unique<ChunkedReader>("cannot open '" + path + "': " + errnoText(errno));
+  return openRaw(std::make_unique<RawFile>(fd, path), path, options);
+}
+
+std::unique_ptr<LogReader> LogReader::openMemory(std::shared_ptr<const std::string> bytes, const std::string& name,
+                                                 std::string error, const LogReaderOptions& options) {
+  return openRaw(std::make_unique<RawFile>(std::move(bytes), std::move(error)), name, options);
 }
 
 }  // namespace attrib::runtime

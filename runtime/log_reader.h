@@ -62,6 +62,12 @@ class LogReader {
  public:
   // Opens `path`; a name ending in ".gz" (or gzip magic bytes) is decompressed.
   static std::unique_ptr<LogReader> open(const std::string& path, const LogReaderOptions& options = {});
+  // A file's bytes held in memory (the Service receives files this way), read exactly as open()
+  // reads a file: `name` decides gzip by its suffix like a path; `error`, when not empty, is
+  // reported after the bytes as a read error would be ("cannot open '...': ..." when there are
+  // none).
+  static std::unique_ptr<LogReader> openMemory(std::shared_ptr<const std::string> bytes, const std::string& name,
+                                               std::string error, const LogReaderOptions& options = {});
   virtual ~LogReader() = default;
 
   // The next chunk; false at the end of the file or on error. The chunk's data stays valid

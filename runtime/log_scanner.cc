@@ -57,7 +57,9 @@ class FileScan {
     // Syslog dates have no year: the workload's start supplies it, or failing that the file's
     // modification time (when the job stopped writing it).
     prefix_.referenceTime = workload.start;
-    if (!prefix_.referenceTime && !file.path.empty()) {
+    if (!prefix_.referenceTime && file.bytes) {
+      prefix_.referenceTime = file.modified;
+    } else if (!prefix_.referenceTime && !file.path.empty()) {
       struct stat st;
       if (::stat(file.path.c_str(), &st) == 0) {
         prefix_.referenceTime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
@@ -114,7 +116,8 @@ class FileScan {
     ConnectorReport report;
     report.connector = "files";
     report.source = !file_.name.empty() ? file_.name : file_.node.empty() ? file_.source : file_.node + "/" + file_.source;
-    auto reader = LogReader::open(file_.path, options_.reader);
+    auto reader = file_.bytes ? LogReader::openMemory(file_.bytes, file_.path, file_.readError, options_.reader)
+                              : LogReader::open(file_.path, options_.reader);
     LogChunk chunk;
     std::vector<Hit> hits;
     uint64_t lineCount = 0;
@@ -356,7 +359,10 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   for (const auto& line : lines) {
     auto [it, inserted] = groupOf.emplace(std::make_pair(line.node, line.source), groups.size());
     if (inserted) {
-      groups.push_back({"", line.node, line.source, "", std::nullopt});
+      runtime::LogFile group;
+      group.node = line.node;
+      group.source = line.source;
+      groups.push_back(std::move(group));
       members.emplace_back();
     }
     members[it->second].push_back(&line);

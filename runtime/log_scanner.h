@@ -6,6 +6,7 @@
 // whatever the thread count, because instances are ordered by (file, line) afterwards.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct LogFile {
   std::string name;    // how connector reports name it (e.g. "gpu-0001/syslog.log.1.gz"); default node/source
   std::optional<int64_t> rank;  // the rank the whole file belongs to (from its path), when known;
                                 // a line's own rank prefix wins
+  // The file's bytes when they were delivered rather than read here (the Service's file
+  // observations): scanned exactly like the file at `path`, which then only names it. A read
+  // error the sender met is reported after them; `modified` stands for the file's mtime.
+  std::shared_ptr<const std::string> bytes;
+  std::string readError;
+  std::optional<int64_t> modified;
 };
 
 // A log line delivered in memory (tests, the service's observations) rather than in a file.

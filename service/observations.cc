@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "connectors/kueue/kueue_context.h"
@@ -93,7 +94,237 @@ bool streams(const json& list, const std::string& where, Observations* out, std:
   return true;
 }
 
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string base64(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out += kBase64[(v >> k) & 63];
+  }
+  if (i < in.size()) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16;
+    if (i + 1 < in.size()) v |= uint32_t(uint8_t(in[i + 1])) << 8;
+    out += kBase64[(v >> 18) & 63];
+    out += kBase64[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kBase64[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+bool unbase64(const std::string& in, std::string* out) {
+  if (in.size() % 4 != 0) return false;
+  out->clear();
+  out->reserve(in.size() / 4 * 3);
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  for (size_t i = 0; i < in.size(); i += 4) {
+    bool last = i + 4 == in.size();
+    int pad = last ? (in[i + 3] == '=') + (in[i + 2] == '=') : 0;
+    if (pad == 1 && in[i + 2] == '=') return false;
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+      int d = k >= 4 - pad ? 0 : value(in[i + k]);
+      if (d < 0) return false;
+      v = (v << 6) | static_cast<uint32_t>(d);
+    }
+    out->push_back(static_cast<char>(v >> 16));
+    if (pad < 2) out->push_back(static_cast<char>((v >> 8) & 255));
+    if (pad < 1) out->push_back(static_cast<char>(v & 255));
+  }
+  return true;
+}
+
+// "where": {"connector", "location", "offset", "line"}, all optional.
+bool whereOf(const json& j, runtime::Provenance* out) {
+  if (!j.is_object()) return false;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "connector" || k == "location") {
+      if (!it.value().is_string()) return false;
+      (k == "connector" ? out->connector : out->location) = it.value().get<std::string>();
+    } else if (k == "offset" || k == "line") {
+      if (!it.value().is_number_unsigned()) return false;
+      (k == "offset" ? out->offset : out->line) = it.value().get<uint64_t>();
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+json whereJson(const runtime::Provenance& w) {
+  return json{{"connector", w.connector}, {"location", w.location}, {"offset", w.offset}, {"line", w.line}};
+}
+
+bool reportOf(const json& j, runtime::ConnectorReport* r, std::string* why) {
+  using Status = runtime::ConnectorReport::Status;
+  if (!j.is_object()) return *why = "'report' must be an object", false;
+  auto text = [&](const char* k, std::string* out, bool nullable) {
+    if (!j.contains(k) || (nullable && j[k].is_null())) return true;
+    if (!j[k].is_string()) return *why = fmt::format("'report.{}' must be a string", k), false;
+    *out = j[k].get<std::string>();
+    return true;
+  };
+  auto count = [&](const char* k, uint64_t* out) {
+    if (!j.contains(k)) return true;
+    if (!j[k].is_number_unsigned()) return *why = fmt::format("'report.{}' must be a non-negative integer", k), false;
+    *out = j[k].get<uint64_t>();
+    return true;
+  };
+  std::string status = "ok";
+  if (!text("connector", &r->connector, false) || !text("source", &r->source, false) || !text("status", &status, false) ||
+      !text("reason", &r->reason, true) || !count("observations", &r->observations) || !count("bytes", &r->bytes)) {
+    return false;
+  }
+  if (j.contains("elapsed_ms")) {
+    if (!j["elapsed_ms"].is_number_integer()) return *why = "'report.elapsed_ms' must be an integer", false;
+    r->elapsedMs = j["elapsed_ms"].get<int64_t>();
+  }
+  if (status == "ok") r->status = Status::Ok;
+  else if (status == "empty") r->status = Status::Empty;
+  else if (status == "partial") r->status = Status::Partial;
+  else if (status == "error") r->status = Status::Error;
+  else return *why = "'report.status' must be ok, empty, partial or error", false;
+  return true;
+}
+
+bool fileSliceOf(const json& j, FileObservation* out, std::string* why) {
+  const json& f = j["file"];
+  if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || f["path"].get_ref<const std::string&>().empty()) {
+    return *why = "'file.path' (a string) is required", false;
+  }
+  runtime::LogFile& file = out->file;
+  for (auto it = f.begin(); it != f.end(); ++it) {
+    const std::string& k = it.key();
+    const json& v = it.value();
+    if (k == "path" || k == "name" || k == "node" || k == "source") {
+      if (!v.is_string()) return *why = fmt::format("'file.{}' must be a string", k), false;
+      (k == "path" ? file.path : k == "name" ? file.name : k == "node" ? file.node : file.source) = v.get<std::string>();
+    } else if (k == "rank" || k == "modified") {
+      if (v.is_null()) continue;
+      if (!v.is_number_integer()) return *why = fmt::format("'file.{}' must be an integer", k), false;
+      (k == "rank" ? file.rank : file.modified) = v.get<int64_t>();
+    } else {
+      return *why = fmt::format("'file.{}' is not a field of a file slice", k), false;
+    }
+  }
+  if (!j.contains("offset") || !j["offset"].is_number_unsigned()) return *why = "'offset' (a non-negative integer) is required", false;
+  out->offset = j["offset"].get<uint64_t>();
+  std::string bytes;
+  if (j.contains("data") && (!j["data"].is_string() || !unbase64(j["data"].get<std::string>(), &bytes))) {
+    return *why = "'data' must be base64 text", false;
+  }
+  if (j.contains("error")) {
+    if (!j["error"].is_string()) return *why = "'error' must be a string", false;
+    out->error = j["error"].get<std::string>();
+  }
+  out->size = bytes.size();
+  out->pieces.push_back(std::make_shared<const std::string>(std::move(bytes)));
+  return true;
+}
+
 }  // namespace
+
+uint64_t Observations::fileBytes() const {
+  uint64_t n = 0;
+  for (const auto& f : files) n += f.size;
+  return n;
+}
+
+bool mergeObservations(Observations* into, Observations from, std::string* error, bool fromStart) {
+  // Check every slice first: nothing is appended when one is out of place.
+  std::map<std::string, size_t> index;
+  std::map<std::string, uint64_t> expected;
+  for (size_t i = 0; i < into->files.size(); ++i) {
+    index[into->files[i].file.path] = i;
+    expected[into->files[i].file.path] = into->files[i].offset + into->files[i].size;
+  }
+  for (const auto& f : from.files) {
+    auto known = expected.find(f.file.path);
+    if (known == expected.end() && !fromStart) known = expected.emplace(f.file.path, f.offset).first;
+    uint64_t& next = known == expected.end() ? expected[f.file.path] : known->second;
+    if (f.offset != next) {
+      *error = fmt::format("file '{}': a slice at byte {}, but {} byte(s) of it were received", f.file.path, f.offset, next);
+      return false;
+    }
+    next += f.size;
+  }
+  for (auto& f : from.files) {
+    auto it = index.find(f.file.path);
+    if (it == index.end()) {
+      index[f.file.path] = into->files.size();
+      into->files.push_back(std::move(f));
+      continue;
+    }
+    FileObservation& have = into->files[it->second];
+    for (auto& piece : f.pieces) have.pieces.push_back(std::move(piece));
+    have.size += f.size;
+    if (!f.error.empty()) have.error = f.error;
+  }
+  for (auto& l : from.lines) into->lines.push_back(std::move(l));
+  for (auto& m : from.metrics) into->metrics.push_back(std::move(m));
+  for (auto& r : from.reports) into->reports.push_back(std::move(r));
+  return true;
+}
+
+std::vector<runtime::LogFile> logFiles(const Observations& observations) {
+  std::vector<runtime::LogFile> out;
+  for (const auto& f : observations.files) {
+    runtime::LogFile file = f.file;
+    auto bytes = std::make_shared<std::string>();
+    bytes->reserve(f.size);
+    for (const auto& piece : f.pieces) bytes->append(*piece);
+    file.bytes = std::move(bytes);
+    file.readError = f.error;
+    out.push_back(std::move(file));
+  }
+  return out;
+}
+
+std::string attribRecord(const runtime::LogLine& line) {
+  json j = {{"node", line.node}, {"source", line.source}, {"text", line.text}};
+  if (line.time) j["time"] = *line.time;
+  if (line.rank) j["rank"] = *line.rank;
+  if (!line.gpu.empty()) j["gpu"] = line.gpu;
+  j["where"] = whereJson(line.where);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string attribRecord(const runtime::MetricSample& sample) {
+  json labels = json::object();
+  for (const auto& [k, v] : sample.labels) labels[k] = v;
+  json value = std::isnan(sample.value) ? json("NaN") : std::isinf(sample.value) ? json(sample.value > 0 ? "+Inf" : "-Inf")
+                                                                                 : json(sample.value);
+  json j = {{"metric", sample.name}, {"labels", labels}, {"node", sample.node}, {"gpu", sample.gpu},
+            {"time", sample.time},   {"value", value},   {"where", whereJson(sample.where)}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string attribRecord(const runtime::ConnectorReport& r) {
+  json j = {{"report",
+             {{"connector", r.connector}, {"source", r.source}, {"status", runtime::statusName(r.status)},
+              {"observations", r.observations}, {"bytes", r.bytes}, {"reason", r.reason}, {"elapsed_ms", r.elapsedMs}}}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string attribFileSlice(const runtime::LogFile& file, uint64_t offset, std::string_view bytes, const std::string& error) {
+  json f = {{"path", file.path}, {"name", file.name}, {"node", file.node}, {"source", file.source}};
+  f["rank"] = file.rank ? json(*file.rank) : json();
+  f["modified"] = file.modified ? json(*file.modified) : json();
+  json j = {{"file", f}, {"offset", offset}, {"data", base64(bytes)}};
+  if (!error.empty()) j["error"] = error;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
 bool parseObservations(const std::string& format, const std::string& body, Observations* out, std::string* error) {
   Observations parsed;
@@ -110,6 +341,36 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
         *error = fmt::format("line {}: not a JSON object", lineNo);
         return false;
       }
+      if (j.contains("report")) {
+        runtime::ConnectorReport r;
+        std::string why;
+        if (!reportOf(j["report"], &r, &why)) {
+          *error = fmt::format("line {}: {}", lineNo, why);
+          return false;
+        }
+        parsed.reports.push_back(std::move(r));
+        continue;
+      }
+      if (j.contains("file")) {
+        FileObservation f;
+        std::string why;
+        if (!fileSliceOf(j, &f, &why)) {
+          *error = fmt::format("line {}: {}", lineNo, why);
+          return false;
+        }
+        parsed.files.push_back(std::move(f));
+        continue;
+      }
+      runtime::Provenance where;
+      where.connector = "service";
+      where.line = lineNo;
+      if (j.contains("where")) {
+        where = {};
+        if (!whereOf(j["where"], &where)) {
+          *error = fmt::format("line {}: 'where' must be {{\"connector\", \"location\", \"offset\", \"line\"}} (strings, non-negative integers)", lineNo);
+          return false;
+        }
+      }
       std::optional<int64_t> t;
       if (j.contains("time") && !timeOf(j["time"], &t)) {
         *error = fmt::format("line {}: 'time' must be RFC 3339 or integer nanoseconds", lineNo);
@@ -119,16 +380,19 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
       if (j.contains("metric")) {
         runtime::MetricSample m;
         m.name = str("metric");
-        if (!j.contains("value") || !j["value"].is_number() || !t) {
-          *error = fmt::format("line {}: a sample needs a numeric 'value' and a 'time'", lineNo);
+        const json value = j.contains("value") ? j["value"] : json();
+        bool special = value.is_string() && (value == "NaN" || value == "+Inf" || value == "-Inf");
+        if (!(value.is_number() || special) || !t) {
+          *error = fmt::format("line {}: a sample needs a numeric 'value' (or \"NaN\", \"+Inf\", \"-Inf\") and a 'time'", lineNo);
           return false;
         }
-        m.value = j["value"].get<double>();
+        m.value = !special ? value.get<double>() : value == "NaN" ? std::nan("") : value == "+Inf" ? INFINITY : -INFINITY;
         m.time = *t;
         m.node = str("node");
         m.gpu = str("gpu");
         if (j.contains("labels")) labelsText(j["labels"], &m.labels);
-        m.where.connector = "service";
+        m.where = where;
+        if (!j.contains("where")) m.where.line = 0;
         parsed.metrics.push_back(std::move(m));
         continue;
       }
@@ -149,8 +413,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
         }
         l.rank = j["rank"].get<int64_t>();
       }
-      l.where.connector = "service";
-      l.where.line = lineNo;
+      l.where = where;
       parsed.lines.push_back(std::move(l));
     }
   } else {
@@ -213,9 +476,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
       return false;
     }
   }
-  for (auto& l : parsed.lines) out->lines.push_back(std::move(l));
-  for (auto& m : parsed.metrics) out->metrics.push_back(std::move(m));
-  return true;
+  return mergeObservations(out, std::move(parsed), error, /*fromStart=*/false);
 }
 
 }  // namespace attrib::service

@@ -1,7 +1,12 @@
 // Observations the Service accepts (POST /v1/sessions/{id}/observations?format=F), turned into
 // the runtime's evidence. Formats:
-//   attrib            JSON lines: {"node","source","time","rank","gpu","text"} for a log line,
-//                     {"metric","labels","node","gpu","time","value"} for a sample
+//   attrib            JSON lines: {"node","source","time","rank","gpu","text","where"} for a log
+//                     line, {"metric","labels","node","gpu","time","value","where"} for a sample
+//                     (value: a number, "NaN", "+Inf" or "-Inf"), {"file": {"path","name","node",
+//                     "source","rank","modified"},"offset","data","error"} for a slice of a log
+//                     file (data: base64 of its bytes, gzip included), {"report": {...}} for a
+//                     connector report of the sender's; "where" ({"connector","location",
+//                     "offset","line"}) is the evidence's provenance, kept in the verdict
 //   raw_loki_streams  {"streams": [{"stream": {labels}, "values": [["<ns>", "line"], ...]}]}
 //   loki_query_range  a Loki query_range answer (data.result streams)
 //   prometheus_matrix a Prometheus query_range answer (data.result matrix)
@@ -9,7 +14,9 @@
 // offending field ("line 3: 'time' must be RFC 3339 or integer nanoseconds"); nothing of it is kept.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/log_scanner.h"
@@ -17,11 +24,40 @@
 
 namespace attrib::service {
 
+// A log file delivered in slices ({"file": ...} records of the attrib format), scanned like the
+// file itself: the same offsets, line numbers, gzip handling and connector report.
+struct FileObservation {
+  runtime::LogFile file;  // path, name, node, source, rank, modified (bytes unset)
+  std::vector<std::shared_ptr<const std::string>> pieces;  // the slices, in order (shared with snapshots)
+  uint64_t offset = 0;   // where the first piece starts (0 in a session)
+  uint64_t size = 0;     // bytes in the pieces
+  std::string error;     // a read error the sender met after these bytes
+};
+
 struct Observations {
   std::vector<runtime::LogLine> lines;
   std::vector<runtime::MetricSample> metrics;
+  std::vector<FileObservation> files;             // in order of their first slice
+  std::vector<runtime::ConnectorReport> reports;  // the sender's connector reports, in order
+  uint64_t fileBytes() const;
 };
 
 bool parseObservations(const std::string& format, const std::string& body, Observations* out, std::string* error);
+
+// Appends `from` to `into`: a file slice must continue its file (its offset = the bytes of it
+// received so far); with `fromStart`, a file new to `into` must begin at byte 0 (else `into`
+// is a batch that may hold a later part of a file). On error nothing is appended.
+bool mergeObservations(Observations* into, Observations from, std::string* error, bool fromStart = true);
+
+// The files, whole, for the runtime's scanner.
+std::vector<runtime::LogFile> logFiles(const Observations& observations);
+
+// The attrib format, written (one JSON line each, with its '\n'); parseObservations reads it
+// back to the same values, provenance included. The orchestrator sends evidence this way.
+std::string attribRecord(const runtime::LogLine& line);
+std::string attribRecord(const runtime::MetricSample& sample);
+std::string attribRecord(const runtime::ConnectorReport& report);
+// A slice of `file` starting at byte `offset`; `error`: a read error met after it.
+std::string attribFileSlice(const runtime::LogFile& file, uint64_t offset, std::string_view bytes, const std::string& error = "");
 
 }  // namespace attrib::service

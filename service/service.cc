@@ -137,8 +137,15 @@ bool Service::addObservations(Session& session, Observations& parsed, const char
     *error = fmt::format("{} holds at most {} observations", what, options_.maxObservationsPerSession);
     return false;
   }
-  for (auto& l : parsed.lines) session.observations.lines.push_back(std::move(l));
-  for (auto& m : parsed.metrics) session.observations.metrics.push_back(std::move(m));
+  if (session.observations.fileBytes() + parsed.fileBytes() > options_.maxSessionFileBytes) {
+    *error = fmt::format("{} holds at most {} bytes of files", what, options_.maxSessionFileBytes);
+    return false;
+  }
+  std::string why;
+  if (!mergeObservations(&session.observations, std::move(parsed), &why)) {
+    *error = why;
+    return false;
+  }
   session.used = Clock::now();
   return true;
 }
@@ -156,8 +163,10 @@ bool Service::snapshot(const std::string& id, runtime::Workload* workload, Obser
 std::string Service::attribute(const runtime::Workload& workload, Observations observations) {
   runtime::WorkloadEvidence evidence;
   evidence.workload = workload;
+  evidence.logs = logFiles(observations);
   evidence.lines = std::move(observations.lines);
   evidence.metrics = std::move(observations.metrics);
+  evidence.reports = std::move(observations.reports);
   runtime::Verdict v = engine()->diagnose(std::move(evidence));
   {
     std::lock_guard<std::mutex> lock(metricsMu_);
@@ -218,7 +227,14 @@ void Service::routes() {
     return json{{"name", b.program.name}, {"version", b.program.version}, {"digest", b.digest}, {"evaluator", e.evaluator().name}};
   };
   s.Get("/v1/rulesets", guarded("/v1/rulesets", true, [this, describe](const httplib::Request&, httplib::Response& res) {
-    res.set_content(json{{"rulesets", json::array({describe(*engine())})}}.dump(), "application/json");
+    // The limits tell clients such as `attrib run` how to split their evidence.
+    res.set_content(json{{"rulesets", json::array({describe(*engine())})},
+                         {"limits",
+                          {{"max_body_bytes", options_.maxBodyBytes},
+                           {"max_observations_per_session", options_.maxObservationsPerSession},
+                           {"max_session_file_bytes", options_.maxSessionFileBytes}}}}
+                        .dump(),
+                    "application/json");
   }));
   s.Post("/v1/rulesets/reload", guarded("/v1/rulesets/reload", true, [this, describe](const httplib::Request&, httplib::Response& res) {
     if (!options_.reload) return fail(res, 404, "this service was not started with reloadable rules");
@@ -282,7 +298,11 @@ void Service::routes() {
              if (scheduler.id.empty()) scheduler.id = session.workload.id;
              session.workload = std::move(scheduler);
            }
-           res.set_content(json{{"lines", session.observations.lines.size()}, {"samples", session.observations.metrics.size()}}.dump(),
+           res.set_content(json{{"lines", session.observations.lines.size()},
+                                {"samples", session.observations.metrics.size()},
+                                {"files", session.observations.files.size()},
+                                {"reports", session.observations.reports.size()}}
+                               .dump(),
                            "application/json");
          }));
   s.Post(R"(/v1/sessions/([0-9a-f]+)/attribute)",
@@ -306,6 +326,8 @@ void Service::routes() {
                 {"workload", session->workload.id},
                 {"lines", session->observations.lines.size()},
                 {"samples", session->observations.metrics.size()},
+                {"files", session->observations.files.size()},
+                {"reports", session->observations.reports.size()},
                 {"verdict", session->verdict.empty() ? json() : json::parse(session->verdict)}};
     res.set_content(out.dump(), "application/json");
   }));
@@ -328,6 +350,9 @@ void Service::routes() {
         if (!parseObservations(format, data, &all, &error)) return fail(res, 400, fmt::format("observations[{}]: {}", i, error));
       }
     }
+    Observations whole;  // every file must be there from its first byte
+    if (!mergeObservations(&whole, std::move(all), &error)) return fail(res, 400, "observations: " + error);
+    all = std::move(whole);
     res.set_content(attribute(workload, std::move(all)), "application/json");
   }));
   v1Routes(guarded);

@@ -33,6 +33,7 @@ struct ServiceOptions {
   unsigned threads = 8;
   size_t maxSessions = 1000;
   size_t maxObservationsPerSession = 2'000'000;  // lines plus samples
+  uint64_t maxSessionFileBytes = uint64_t{1} << 30;  // bytes of log files a session holds
   std::chrono::seconds sessionTtl{3600};          // since the session was last used
   // One structured line per request (JSON: time, method, path, status, ms, bytes in/out, peer).
   // Never the body, the query string or headers: they can hold evidence and secrets.

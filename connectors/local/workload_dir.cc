@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "ir/civil_time.h"
 #include "runtime/timestamp.h"
 
 namespace attrib::connectors {
@@ -228,7 +229,7 @@ bool readWorkloadDir(const std::string& path, WorkloadDir* out, std::string* err
         continue;
       }
       std::string node = rel.has_parent_path() ? rel.begin()->string() : "";
-      out->logs.push_back({it->path().string(), node, source, name, std::nullopt});
+      out->logs.push_back({it->path().string(), node, source, name, std::nullopt, nullptr, "", std::nullopt});
     }
     std::sort(out->logs.begin(), out->logs.end(), [](auto& a, auto& b) { return a.path < b.path; });
     std::sort(refused.begin(), refused.end(), [](auto& a, auto& b) { return a.source < b.source; });
@@ -255,6 +256,31 @@ bool readWorkloadDir(const std::string& path, WorkloadDir* out, std::string* err
     for (const auto& f : files) readMetrics(f, out);
   }
   return true;
+}
+
+std::string workloadToJson(const runtime::Workload& w) {
+  json j = json::object();
+  j["id"] = w.id;
+  auto text = [&](const char* key, const std::string& v) {
+    if (!v.empty()) j[key] = v;
+  };
+  auto integer = [&](const char* key, const std::optional<int64_t>& v) {
+    if (v) j[key] = *v;
+  };
+  text("scheduler", w.scheduler);
+  text("name", w.name);
+  text("user", w.user);
+  text("partition", w.partition);
+  if (w.state != ir::State::Unknown) j["state"] = ir::stateName(w.state);
+  integer("exit_code", w.exitCode);
+  integer("signal", w.signal);
+  if (w.start) j["start"] = formatTimestamp(*w.start);
+  if (w.end) j["end"] = formatTimestamp(*w.end);
+  j["nodes"] = w.nodes;
+  integer("ranks_per_node", w.ranksPerNode);
+  integer("ranks", w.ranks);
+  text("reason", w.reason);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace attrib::connectors

@@ -34,4 +34,8 @@ bool readWorkloadDir(const std::string& path, WorkloadDir* out, std::string* err
 // Parses workload.json text (exposed for tests and the service).
 bool parseWorkloadJson(const std::string& text, runtime::Workload* out, std::string* error);
 
+// The workload.json text of `workload`, which parseWorkloadJson reads back to the same values
+// (what `attrib run` sends a remote Service as a session's context).
+std::string workloadToJson(const runtime::Workload& workload);
+
 }  // namespace attrib::connectors
