@@ -66,13 +66,25 @@ class Reader {
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
     return s;
   }
+  // A number of seconds, or a duration with its unit: 30s, 500ms, 2m.
   std::chrono::milliseconds seconds(const YAML::Node& n, const char* key, const std::string& where, double fallback) const {
     if (!n[key]) return std::chrono::milliseconds(static_cast<int64_t>(fallback * 1000));
-    try {
-      return std::chrono::milliseconds(static_cast<int64_t>(n[key].as<double>() * 1000));
-    } catch (const YAML::Exception&) {
-      fail(n[key], where, fmt::format("'{}' must be a number of seconds", key));
+    std::string text = n[key].IsScalar() ? n[key].Scalar() : "";
+    double scale = 1000;
+    for (auto [suffix, factor] : {std::pair{"ms", 1.0}, std::pair{"s", 1000.0}, std::pair{"m", 60000.0}}) {
+      std::string sfx = suffix;
+      if (text.size() > sfx.size() && text.compare(text.size() - sfx.size(), sfx.size(), sfx) == 0) {
+        text.resize(text.size() - sfx.size());
+        scale = factor;
+        break;
+      }
     }
+    char* end = nullptr;
+    double value = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != 0 || !(value >= 0) || value * scale > 1e12) {
+      fail(n[key], where, fmt::format("'{}' must be a number of seconds (or a duration such as 30s, 500ms, 2m)", key));
+    }
+    return std::chrono::milliseconds(static_cast<int64_t>(value * scale));
   }
   void onlyKeys(const YAML::Node& n, const std::string& where, std::initializer_list<const char*> keys) const {
     if (!n.IsMap()) fail(n, where, "must be a mapping");
@@ -137,7 +149,7 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
   Reader r(path);
   try {
     YAML::Node root = YAML::LoadFile(path);
-    r.onlyKeys(root, "blueprint", {"rules", "context", "sources", "sinks", "window", "watch"});
+    r.onlyKeys(root, "blueprint", {"rules", "context", "sources", "sinks", "window", "watch", "service"});
     if (!blueprintRules(path, &out->rules, error)) return false;
     if (root["window"]) {
       r.onlyKeys(root["window"], "window", {"since", "until"});
@@ -156,10 +168,39 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
     std::string where = "context." + kind;
     out->contextKind = kind;
     if (kind == "slurm") {
-      r.onlyKeys(c, where, {"sacct", "completion_log", "cluster", "partitions", "users", "names", "slurm_conf", "timeout"});
+      r.onlyKeys(c, where, {"mode", "sacct", "completion_log", "cluster", "partitions", "users", "names", "slurm_conf",
+                            "timeout", "slurmrestd"});
       connectors::slurm::SlurmOptions o;
+      std::string mode = r.str(c, "mode", where, false, "sacct");
+      if (!connectors::slurm::slurmModeFromName(mode, &o.mode)) {
+        r.fail(c["mode"], where, fmt::format("unknown mode '{}' (known: sacct, sacct-json, slurmrestd)", mode));
+      }
+      if (o.mode == connectors::slurm::SlurmMode::Slurmrestd) {
+        std::string w = where + ".slurmrestd";
+        if (!c["slurmrestd"]) r.fail(c, where, "mode slurmrestd needs 'slurmrestd' (url or socket, user, token_file)");
+        const YAML::Node rest = c["slurmrestd"];
+        r.onlyKeys(rest, w, {"url", "socket", "user", "token_file", "controller"});
+        o.rest.url = r.str(rest, "url", w, false, o.rest.url);
+        if (o.rest.url.rfind("http://", 0) != 0 && o.rest.url.rfind("https://", 0) != 0) {
+          r.fail(rest["url"], w, fmt::format("'url' must be http://HOST:PORT or https://..., not '{}'", o.rest.url));
+        }
+        o.rest.socket = rest["socket"] ? r.path(r.str(rest, "socket", w)) : "";
+        if (!rest["url"] && o.rest.socket.empty()) r.fail(rest, w, "give 'url' or 'socket'");
+        o.rest.user = r.str(rest, "user", w);
+        if (rest["token_file"]) {
+          o.rest.tokenFile = r.path(r.str(rest, "token_file", w));  // read before every request
+          if (!std::ifstream(o.rest.tokenFile)) r.fail(rest["token_file"], w, fmt::format("cannot read the token file {}", o.rest.tokenFile));
+          if (o.rest.user.empty()) r.fail(rest, w, "'token_file' needs 'user' (X-SLURM-USER-NAME)");
+        }
+        if (rest["controller"]) o.rest.controller = rest["controller"].as<bool>(true);
+      } else if (c["slurmrestd"]) {
+        r.fail(c["slurmrestd"], where, fmt::format("'slurmrestd' is only read in mode slurmrestd (mode is {})", mode));
+      }
       o.sacct = r.str(c, "sacct", where, false, "sacct");
       o.completionLog = c["completion_log"] && c["completion_log"].as<bool>(false);
+      if (o.completionLog && o.mode != connectors::slurm::SlurmMode::Sacct) {
+        r.fail(c["completion_log"], where, fmt::format("completion_log (no slurmdbd) works with mode sacct only, not {}", mode));
+      }
       o.cluster = r.str(c, "cluster", where);
       o.partitions = r.list(c, "partitions", where);
       o.users = r.list(c, "users", where);
@@ -268,6 +309,29 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
     }
     if (out->sinks.empty()) out->sinks.push_back({"stdout", "jsonl", ""});
     if (root["watch"] && root["watch"]["interval"]) out->intervalSeconds = root["watch"]["interval"].as<int64_t>();
+    // The diagnosing step: in-process unless a Service URL is given (here or in the environment).
+    YAML::Node service = root["service"] ? root["service"] : YAML::Node(YAML::NodeType::Map);
+    if (root["service"]) r.onlyKeys(service, "service", {"url", "token_file", "timeout", "max_body", "attempts", "max_retry_wait"});
+    ServiceSpec& spec = out->service;
+    spec.url = env("ATTRIB_SERVICE_URL", r.str(service, "url", "service"));
+    if (!spec.url.empty() && spec.url.rfind("http://", 0) != 0 && spec.url.rfind("https://", 0) != 0) {
+      r.fail(service["url"] ? service["url"] : service, "service", fmt::format("'url' must be http://HOST:PORT or https://..., not '{}'", spec.url));
+    }
+    while (!spec.url.empty() && spec.url.back() == '/') spec.url.pop_back();
+    std::string tokenFile = r.str(service, "token_file", "service");
+    spec.tokenFile = env("ATTRIB_SERVICE_TOKEN_FILE", tokenFile.empty() ? "" : r.path(tokenFile));
+    if (!spec.tokenFile.empty() && !std::ifstream(spec.tokenFile)) {
+      r.fail(service["token_file"] ? service["token_file"] : service, "service", fmt::format("cannot read the token file {}", spec.tokenFile));
+    }
+    spec.timeout = r.seconds(service, "timeout", "service", 30);
+    spec.maxRetryWait = r.seconds(service, "max_retry_wait", "service", 30);
+    try {
+      if (service["max_body"]) spec.maxBody = service["max_body"].as<uint64_t>();
+      if (service["attempts"]) spec.attempts = service["attempts"].as<int>();
+    } catch (const YAML::Exception&) {
+      r.fail(service, "service", "'max_body' and 'attempts' must be whole numbers");
+    }
+    if (spec.attempts < 1 || spec.attempts > 20) r.fail(service["attempts"], "service", "'attempts' must be between 1 and 20");
     return true;
   } catch (const BlueprintError& e) {
     *error = e.what();

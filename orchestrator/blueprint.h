@@ -3,10 +3,13 @@
 // and where verdicts go (any number of sinks). docs/orchestrator.md has the format.
 //
 // Values may be overridden from the environment (ATTRIB_LOKI_URL, ATTRIB_LOKI_TENANT,
-// ATTRIB_PROMETHEUS_URL, ATTRIB_SQLITE, ATTRIB_RULES), and secrets are read from files
-// (`token_file`, `password_file`), never written in the blueprint.
+// ATTRIB_PROMETHEUS_URL, ATTRIB_SQLITE, ATTRIB_RULES, ATTRIB_SERVICE_URL,
+// ATTRIB_SERVICE_TOKEN_FILE), and secrets are read from files (`token_file`, `password_file`),
+// never written in the blueprint.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +27,17 @@ struct SinkSpec {
   std::string path;
 };
 
+// Where workloads are diagnosed: in-process (no url), or by a remote attrib Service
+// (docs/service.md) that gets each workload's context and evidence over HTTP.
+struct ServiceSpec {
+  std::string url;        // http(s)://host:port; empty: in-process
+  std::string tokenFile;  // the bearer token, read again for every workload; empty: none
+  std::chrono::milliseconds timeout{30'000};  // per request
+  uint64_t maxBody = 0;   // largest request body to send; 0: the limit the Service announces
+  int attempts = 4;       // tries per request when the Service answers 429 or 503
+  std::chrono::milliseconds maxRetryWait{30'000};  // the longest Retry-After honoured
+};
+
 struct Blueprint {
   std::string rules;  // a bundle or .attr files; empty: the stdlib
   std::unique_ptr<connectors::ExecutionContext> context;
@@ -31,6 +45,7 @@ struct Blueprint {
   std::vector<std::unique_ptr<connectors::EvidenceSource>> sources;
   std::vector<std::string> sourceKinds;
   std::vector<SinkSpec> sinks;
+  ServiceSpec service;
   std::optional<int64_t> since, until;  // ns; the command line may override
   int64_t intervalSeconds = 60;         // watch mode's polling period
 };

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <thread>
 
+#include "orchestrator/remote_service.h"
+
 namespace attrib::orchestrator {
 
 RunSummary runBlueprint(Blueprint& blueprint, const runtime::Engine& engine, std::vector<std::unique_ptr<sinks::Sink>>& sinks,
@@ -14,9 +16,11 @@ RunSummary runBlueprint(Blueprint& blueprint, const runtime::Engine& engine, std
     if (events.note) events.note(m);
   };
   auto stopped = [&] { return options.stop && options.stop->load(); };
-  const std::string& digest = engine.bundle().digest;
+  std::unique_ptr<RemoteService> remote;
+  if (!blueprint.service.url.empty()) remote = std::make_unique<RemoteService>(blueprint.service);
   while (!stopped()) {
     ++summary.cycles;
+    if (remote) remote->forget();  // a Service may have reloaded its rules since the last poll
     runtime::ConnectorReport contextReport;
     auto contexts = blueprint.context->discover(&contextReport);
     if (contextReport.status == runtime::ConnectorReport::Status::Error) {
@@ -30,13 +34,28 @@ RunSummary runBlueprint(Blueprint& blueprint, const runtime::Engine& engine, std
     for (const auto& context : contexts) {
       if (stopped()) break;
       const std::string& id = context.workload.id;
-      if (state && state->contains(id, digest)) {
+      // The rule set that judges: ours, or the remote Service's (the watch state is keyed by it).
+      std::string digest = engine.bundle().digest, error;
+      RemoteRuleset rules;
+      if (remote && !remote->ruleset(&rules, &error)) {
+        // Recorded as this workload's failure; nothing is stored, so a watch retries it.
+        note(fmt::format("{}: service: {}", id, error));
+        ++summary.failed;
+      } else if (state && state->contains(id, remote ? rules.digest : digest)) {
         ++summary.skipped;
       } else {
         connectors::SourceEvidence found;
         for (auto& source : blueprint.sources) source->collect(context, &found);
         found.reports.insert(found.reports.begin(), contextReport);
-        runtime::Verdict verdict = engine.diagnose(connectors::assembleEvidence(context, std::move(found)));
+        runtime::Verdict verdict;
+        if (!remote) {
+          verdict = engine.diagnose(connectors::assembleEvidence(context, std::move(found)));
+        } else if (!remote->attribute(context, found, &verdict, &error)) {
+          note(fmt::format("{}: service: {}", id, error));
+          ++summary.failed;
+          if (events.progress) events.progress(++done, contexts.size());
+          continue;
+        }
         bool stored = true;
         for (auto& sink : sinks) {
           std::string error;

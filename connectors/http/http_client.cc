@@ -3,7 +3,9 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <mutex>
+#include <string_view>
 
 namespace attrib::connectors::http {
 namespace {
@@ -24,6 +26,24 @@ size_t onData(char* data, size_t size, size_t count, void* user) {
     return 0;  // stop the transfer: we have all we keep
   }
   sink->body->append(data, n);
+  return n;
+}
+
+// Keeps the Retry-After header of the (last) response.
+size_t onHeader(char* data, size_t size, size_t count, void* user) {
+  size_t n = size * count;
+  std::string_view line(data, n);
+  constexpr std::string_view kName = "retry-after:";
+  if (line.size() > kName.size()) {
+    bool match = true;
+    for (size_t i = 0; i < kName.size() && match; ++i) match = std::tolower(static_cast<unsigned char>(line[i])) == kName[i];
+    if (match) {
+      std::string value(line.substr(kName.size()));
+      while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+      while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.erase(value.begin());
+      *static_cast<std::string*>(user) = value;
+    }
+  }
   return n;
 }
 
@@ -56,10 +76,17 @@ Response get(const Request& request) {
   for (const auto& [k, v] : request.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
   char errors[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  if (!request.formBody.empty()) {
+  if (!request.unixSocket.empty()) curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, request.unixSocket.c_str());
+  if (request.post) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  } else if (!request.formBody.empty()) {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.formBody.c_str());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.formBody.size()));
   }
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r.retryAfter);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
@@ -92,7 +119,9 @@ Response get(const Request& request) {
     curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &type);
     if (type) r.contentType = type;
   } else {
-    r.error = fmt::format("{}: {}", request.url.substr(0, request.url.find('?')), errors[0] ? errors : curl_easy_strerror(rc));
+    std::string where = request.url.substr(0, request.url.find('?'));
+    if (!request.unixSocket.empty()) where += " (unix socket " + request.unixSocket + ")";
+    r.error = fmt::format("{}: {}", where, errors[0] ? errors : curl_easy_strerror(rc));
   }
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
