@@ -16,8 +16,9 @@ packages=(
   libgtest-dev libgmock-dev libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
   # test and benchmark helpers (bench/run: GNU time for peak RSS, ripgrep as a baseline)
   python3 sqlite3 time ripgrep
-  # a real single-host Slurm cluster for the connector tests (tests/slurm/cluster.sh)
-  munge slurmctld slurmd slurm-client
+  # a real single-host Slurm cluster for the connector tests (tests/slurm/cluster.sh), with
+  # accounting (slurmdbd on a throwaway MariaDB) and the REST daemon (local and JWT auth)
+  munge slurmctld slurmd slurm-client slurmdbd slurmrestd slurm-wlm-jwt-plugin mariadb-server
   # a real Prometheus for the metrics source's tests (promtool backfills their history)
   prometheus
 )
@@ -42,7 +43,7 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-# Packages with daemons (munge, slurmctld, slurmd) must not start them: the tests run their own.
+# Packages with daemons (munge, slurmctld, slurmd, slurmdbd, slurmrestd, mariadb) must not start them: the tests run their own.
 # A policy-rc.d that refuses service starts does that; ours is removed again afterwards.
 policy=/usr/sbin/policy-rc.d
 own_policy=0
