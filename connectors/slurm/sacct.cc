@@ -199,7 +199,11 @@ std::vector<runtime::LogLine> schedulerFacts(const SlurmJob& job, const std::str
     fact(at, fmt::format("slurm job {} derived exit: {}", job.id, describe(job.derived)));
   }
   size_t by = job.state.find(" by ");
-  if (by != std::string::npos) fact(at, fmt::format("slurm job {} was cancelled by uid {}", job.id, job.state.substr(by + 4)));
+  if (by != std::string::npos) {
+    fact(at, fmt::format("slurm job {} was cancelled by uid {}", job.id, job.state.substr(by + 4)));
+  } else if (!job.cancelledBy.empty() && normaliseState(job.state) == ir::State::Cancelled) {
+    fact(at, fmt::format("slurm job {} was cancelled by user {}", job.id, job.cancelledBy));
+  }
   for (const auto& step : job.steps) {
     std::string nodes;
     for (const auto& n : step.nodes) nodes += (nodes.empty() ? "" : ",") + n;

@@ -25,6 +25,9 @@ inline constexpr std::string_view kSacctCompletionColumns =
 struct ExitStatus {
   std::optional<int64_t> code;    // the exit code when the process exited
   std::optional<int64_t> signal;  // the signal when it was killed (125: Slurm's OOM kill)
+  // From 22.05's accounting JSON, which says "SUCCESS, 0" for non-zero exits: true until a
+  // trustworthy source (sacct's text, the controller's wait status) confirms or replaces it.
+  bool unverified = false;
 };
 
 struct SlurmStep {
@@ -44,6 +47,7 @@ struct SlurmJob {
   std::vector<std::string> nodes;
   std::optional<int64_t> start, end;  // epoch seconds
   std::string reason;
+  std::string cancelledBy;  // the user name that cancelled it (JSON `kill_request_user`)
   std::vector<SlurmStep> steps;
 };
 

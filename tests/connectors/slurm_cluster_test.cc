@@ -1,8 +1,11 @@
 // The Slurm context against a real Slurm 22.05 cluster from Debian's packages, started on this
-// machine by tests/slurm/cluster.sh (munge, slurmctld, slurmd on 127.0.0.1, config and state in
-// a temp dir). ctest label `slurm`. Jobs that complete, fail with an exit code, are killed by a
-// signal, exceed their memory, are cancelled while running, fail in one srun task, and hit their
-// time limit (about 70 s); the test asserts what the connector yields for each.
+// machine by tests/slurm/cluster.sh (munge, slurmctld, slurmd, MariaDB, slurmdbd and two
+// slurmrestd on 127.0.0.1 or unix sockets, config and state in a temp dir). ctest label `slurm`.
+// Jobs that complete, fail with an exit code, are killed by a signal, exceed their memory, are
+// cancelled while running, fail in one srun task, and hit their time limit (about 70 s); the test
+// asserts what the connector yields for each, through every path: the job-completion log
+// (`sacct -c`), sacct with slurmdbd, `sacct --json`, slurmrestd on its unix socket
+// (rest_auth/local) and slurmrestd on TCP with a JWT, which must all agree.
 //
 // Not producible here: OUT_OF_MEMORY needs the cgroup task plugin (this container has no
 // usable cgroup v1 hierarchy), so the memory job ends FAILED with signal 9 (Slurm's over-memory
@@ -13,6 +16,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <thread>
 
@@ -50,8 +55,13 @@ class SlurmCluster : public ::testing::Test {
     fs::remove_all(dir_);
     ProcessOptions o;
     o.timeout = std::chrono::seconds(60);
-    ProcessResult r = runProcess({std::string(ATTRIB_SOURCE_DIR) + "/tests/slurm/cluster.sh", "start", dir_.string(),
-                                  std::to_string(testing::freeLoopbackPort()), std::to_string(testing::freeLoopbackPort())}, o);
+    o.timeout = std::chrono::seconds(180);
+    std::vector<std::string> argv = {std::string(ATTRIB_SOURCE_DIR) + "/tests/slurm/cluster.sh", "start", dir_.string()};
+    for (int i = 0; i < 5; ++i) argv.push_back(std::to_string(testing::freeLoopbackPort()));
+    restUrl_ = "http://127.0.0.1:" + argv.back();
+    auto started = std::chrono::steady_clock::now();
+    ProcessResult r = runProcess(argv, o);
+    startSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (r.exitCode != 0) {
       failure_ = "the test cluster did not start: " + r.err + r.out;
       return;
@@ -95,16 +105,33 @@ class SlurmCluster : public ::testing::Test {
     o.env = env_;
     return o;
   }
+  // The other paths: sacct with slurmdbd, sacct --json, slurmrestd (unix socket, or TCP + JWT).
+  SlurmOptions options(const std::string& path) const {
+    SlurmOptions o;
+    o.env = env_;
+    o.timeout = std::chrono::seconds(20);
+    if (path == "sacct-json") o.mode = SlurmMode::SacctJson;
+    if (path == "slurmrestd-socket" || path == "slurmrestd-jwt") o.mode = SlurmMode::Slurmrestd;
+    if (path == "slurmrestd-socket") o.rest.socket = (dir_ / "rest/slurmrestd.sock").string();
+    if (path == "slurmrestd-jwt") {
+      o.rest.url = restUrl_;
+      o.rest.user = "attrib-rest";
+      o.rest.tokenFile = (dir_ / "rest/token").string();
+    }
+    return o;
+  }
 
   // The contexts of `ids`, once all have finished (at most `wait`).
-  std::map<std::string, WorkloadContext> finished(const std::vector<std::string>& ids, std::chrono::seconds wait) {
+  std::map<std::string, WorkloadContext> finished(const std::vector<std::string>& ids, std::chrono::seconds wait,
+                                                  const SlurmOptions& o) {
     auto deadline = std::chrono::steady_clock::now() + wait;
     std::map<std::string, WorkloadContext> byId;
     while (std::chrono::steady_clock::now() < deadline) {
       runtime::ConnectorReport report;
       byId.clear();
-      for (auto& c : SlurmContext(options()).discover(&report)) byId[c.workload.id] = std::move(c);
+      for (auto& c : SlurmContext(o).discover(&report)) byId[c.workload.id] = std::move(c);
       EXPECT_NE(report.status, runtime::ConnectorReport::Status::Error) << report.reason;
+      EXPECT_NE(report.status, runtime::ConnectorReport::Status::Partial) << report.reason;
       bool all = true;
       for (const auto& id : ids) all = all && byId.count("slurm/" + id);
       if (all) return byId;
@@ -114,7 +141,8 @@ class SlurmCluster : public ::testing::Test {
     return byId;
   }
 
-  static inline std::string skip_, failure_;
+  static inline std::string skip_, failure_, restUrl_;
+  static inline double startSeconds_ = 0;
   static inline fs::path dir_;
   static inline std::vector<std::pair<std::string, std::string>> env_;
 };
@@ -140,7 +168,8 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
   o.env = env_;
   ASSERT_EQ(runProcess({"scancel", cancel}, o).exitCode, 0);
 
-  auto jobs = finished({ok, fail, killed, memory, task, cancel, timeout}, std::chrono::seconds(150));
+  std::vector<std::string> ids = {ok, fail, killed, memory, task, cancel, timeout};
+  auto jobs = finished(ids, std::chrono::seconds(150), options());
   auto at = [&](const std::string& id) -> const runtime::Workload& { return jobs.at("slurm/" + id).workload; };
   using S = ir::State;
   struct Expect {
@@ -175,6 +204,41 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
   }
   EXPECT_GE(*at(timeout).end - *at(timeout).start, 55'000'000'000LL) << "ran to its one-minute limit";
 
+  // Every other path yields the same jobs: state, exit code, signal, nodes, times, name, user.
+  for (const std::string path : {"sacct", "sacct-json", "slurmrestd-socket", "slurmrestd-jwt"}) {
+    SCOPED_TRACE(path);
+    auto other = finished(ids, std::chrono::seconds(30), options(path));
+    for (const auto& id : ids) {
+      SCOPED_TRACE(id);
+      ASSERT_TRUE(other.count("slurm/" + id));
+      const runtime::Workload& a = other.at("slurm/" + id).workload;
+      const runtime::Workload& b = at(id);
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.user, b.user);
+      EXPECT_EQ(a.partition, b.partition);
+      EXPECT_EQ(a.state, b.state) << ir::stateName(a.state);
+      EXPECT_EQ(a.exitCode, b.exitCode);
+      EXPECT_EQ(a.signal, b.signal);
+      EXPECT_EQ(a.nodes, b.nodes);
+      EXPECT_EQ(a.start, b.start);
+      EXPECT_EQ(a.end, b.end);
+      EXPECT_NE(other.at("slurm/" + id).facts.at(0).text.find("slurm job " + id + " (" + b.name + ") ended"), std::string::npos);
+    }
+    // With slurmdbd, steps: the srun task that failed, and the batch step of the cancelled job.
+    bool failedStep = false, cancelledStep = false;
+    // slurmrestd has no trustworthy step exit code (the accounting JSON's is wrong, the
+    // controller has none per step): unknown, not a wrong 0.
+    std::string stepExit = path.rfind("slurmrestd", 0) == 0 ? "unknown exit" : "exit code 1";
+    for (const auto& f : other.at("slurm/" + task).facts) {
+      failedStep = failedStep || f.text == "slurm step " + task + ".0 ended FAILED: " + stepExit + " on " + host;
+    }
+    for (const auto& f : other.at("slurm/" + cancel).facts) {
+      cancelledStep = cancelledStep || f.text == "slurm step " + cancel + ".batch ended CANCELLED: signal 15 on " + host;
+    }
+    EXPECT_TRUE(failedStep);
+    EXPECT_TRUE(cancelledStep);
+  }
+
   // The window: nothing ended after now.
   SlurmOptions later = options();
   later.since = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count() +
@@ -190,10 +254,33 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
   EXPECT_EQ(only[0].workload.id, "slurm/" + fail);
 }
 
-// Without slurmdbd, plain sacct refuses ("accounting storage is disabled"): an error report.
-TEST_F(SlurmCluster, SacctWithoutSlurmdbdIsAConnectorError) {
+// Without slurmdbd, plain sacct refuses ("accounting storage is disabled"): an error report. The
+// real slurmrestd refuses a wrong token and a missing one with clear reports (the token nowhere
+// in them).
+TEST_F(SlurmCluster, SacctWithoutSlurmdbdAndAWrongTokenAreConnectorErrors) {
+  std::cout << "[ cluster  ] started in " << startSeconds_ << " s\n";
+  fs::path wrong = dir_ / "wrong-token";
+  { std::ofstream(wrong) << "eyJhbGciOiJIUzI1NiJ9.wrong.wrong\n"; }
+  SlurmOptions rest = options("slurmrestd-jwt");
+  rest.rest.tokenFile = wrong.string();
+  runtime::ConnectorReport restReport;
+  EXPECT_TRUE(SlurmContext(rest).discover(&restReport).empty());
+  EXPECT_EQ(restReport.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_NE(restReport.reason.find("1007 Protocol authentication error"), std::string::npos) << restReport.reason;
+  EXPECT_EQ(restReport.reason.find("eyJ"), std::string::npos);
+  rest.rest.tokenFile.clear();
+  rest.rest.user.clear();
+  EXPECT_TRUE(SlurmContext(rest).discover(&restReport).empty());
+  EXPECT_NE(restReport.reason.find("HTTP 401 Authentication failure"), std::string::npos) << restReport.reason;
+
+  // The cluster's configuration with accounting switched off, as a cluster without slurmdbd has.
+  std::string conf = runProcess({"sed", "s/^AccountingStorageType=.*/AccountingStorageType=accounting_storage\\/none/",
+                                 (dir_ / "slurm.conf").string()}).out;
+  ASSERT_NE(conf.find("AccountingStorageType=accounting_storage/none"), std::string::npos);
+  { std::ofstream(dir_ / "slurm-nodbd.conf") << conf; }
   SlurmOptions o = options();
-  o.completionLog = false;  // sacct against slurmdbd, which this cluster does not run
+  o.completionLog = false;  // plain sacct
+  o.env = {{"SLURM_CONF", (dir_ / "slurm-nodbd.conf").string()}};
   o.timeout = std::chrono::seconds(20);
   runtime::ConnectorReport report;
   auto started = std::chrono::steady_clock::now();
@@ -201,6 +288,10 @@ TEST_F(SlurmCluster, SacctWithoutSlurmdbdIsAConnectorError) {
   EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("sacct failed"), std::string::npos) << report.reason;
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(25));
+  o.mode = SlurmMode::SacctJson;  // sacct --json aborts without slurmdbd
+  EXPECT_TRUE(SlurmContext(o).discover(&report).empty());
+  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_NE(report.reason.find("sacct --json failed"), std::string::npos) << report.reason;
   // No configuration at all: an error within the deadline, not a hang.
   SlurmOptions gone = options();
   gone.env = {{"SLURM_CONF", "/nonexistent/slurm.conf"}};
@@ -216,3 +307,4 @@ TEST_F(SlurmCluster, SacctWithoutSlurmdbdIsAConnectorError) {
 
 }  // namespace
 }  // namespace attrib::connectors::slurm
+
