@@ -90,6 +90,21 @@ TEST_F(Orchestrator, WrongBlueprintsAreOneLineErrorsWithTheirPlace) {
             "sources[0].files: 'roots' is required: files are only read inside them"},
            {"context:\n  static:\n    workload: w.json\nsources:\n  - loki: {query: x}\n", "sources[0].loki: 'url' is required"},
            {"context: [unclosed\n", "blueprint.yaml"},
+           {"context:\n  slurm:\n    mode: squeue\n",
+            "blueprint.yaml:3: context.slurm: unknown mode 'squeue' (known: sacct, sacct-json, slurmrestd)"},
+           {"context:\n  slurm:\n    mode: slurmrestd\n",
+            "context.slurm: mode slurmrestd needs 'slurmrestd' (url or socket, user, token_file)"},
+           {"context:\n  slurm:\n    mode: slurmrestd\n    slurmrestd: {user: u}\n", "context.slurm.slurmrestd: give 'url' or 'socket'"},
+           {"context:\n  slurm:\n    mode: slurmrestd\n    slurmrestd: {url: 'slurm:6820'}\n",
+            "context.slurm.slurmrestd: 'url' must be http://HOST:PORT or https://..., not 'slurm:6820'"},
+           {"context:\n  slurm:\n    mode: slurmrestd\n    slurmrestd: {url: 'http://127.0.0.1:1', user: u, token_file: nope}\n",
+            "context.slurm.slurmrestd: cannot read the token file"},
+           {"context:\n  slurm:\n    mode: slurmrestd\n    slurmrestd: {socket: /s, secret: x}\n",
+            "context.slurm.slurmrestd: unknown key 'secret'"},
+           {"context:\n  slurm:\n    mode: sacct-json\n    completion_log: true\n",
+            "context.slurm: completion_log (no slurmdbd) works with mode sacct only, not sacct-json"},
+           {"context:\n  slurm:\n    slurmrestd: {socket: /s}\n",
+            "context.slurm: 'slurmrestd' is only read in mode slurmrestd (mode is sacct)"},
        }) {
     fs::path bp = dir_.write("blueprint.yaml", c.text);
     CliResult r = runAttrib({"run", "--config", bp.string()}, dir_.path());
@@ -97,6 +112,15 @@ TEST_F(Orchestrator, WrongBlueprintsAreOneLineErrorsWithTheirPlace) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.text << "\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+  // A valid slurmrestd context whose socket is not there: the context's error, within its deadline.
+  dir_.write("jwt", "eyJ-secret-token\n");
+  fs::path rest = dir_.write("blueprint.yaml",
+                             "context:\n  slurm:\n    mode: slurmrestd\n    timeout: 2\n    slurmrestd:\n"
+                             "      socket: no-such-slurmrestd.sock\n      user: attrib\n      token_file: jwt\n");
+  CliResult unreachable = runAttrib({"run", "--config", rest.string()}, dir_.path());
+  EXPECT_EQ(unreachable.exit, 1) << unreachable.err;
+  EXPECT_NE(unreachable.err.find("slurmrestd unreachable"), std::string::npos) << unreachable.err;
+  EXPECT_EQ(unreachable.err.find("eyJ-secret"), std::string::npos) << unreachable.err;
   CliResult watch = runAttrib({"run", "--config", blueprint("", "  - stdout: {}\n").string(), "--watch"}, dir_.path());
   EXPECT_EQ(watch.exit, 2);
   EXPECT_NE(watch.err.find("--watch needs a sqlite sink"), std::string::npos) << watch.err;
