@@ -125,6 +125,7 @@ class ExprChecker {
   Type callType(Expr& e, Scope& scope);
   // Derived symptoms are evaluated together, after filtering: their conditions may not read
   // one another. Reports and returns false when `symptoms` holds one and `scope` is derived.
+  bool isDerived(const std::string& qualified) const;
   bool derivedMayRead(const std::vector<std::string>& symptoms, const Scope& scope, const SourceRange& where);
   static bool comparable(const Type& a, const Type& b);
   Type computeType(Expr& e, Scope& scope);

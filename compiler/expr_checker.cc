@@ -70,14 +70,18 @@ Type ExprChecker::checkValue(Expr& e, Scope& scope, const char* what) {
                                  t.withArticle()));
 }
 
+bool ExprChecker::isDerived(const std::string& q) const {
+  auto it = index_.symptoms.find(q);
+  if (it == index_.symptoms.end() || it->second.decl->streams.empty()) return false;
+  auto kind = it->second.decl->streams[0].kind;
+  return kind == ast::StreamSpec::Kind::Ranks || kind == ast::StreamSpec::Kind::Nodes;
+}
+
 bool ExprChecker::derivedMayRead(const std::vector<std::string>& symptoms, const Scope& scope,
                                  const SourceRange& where) {
   if (scope.kind != Scope::Kind::Derived) return true;
   for (const auto& q : symptoms) {
-    auto it = index_.symptoms.find(q);
-    if (it == index_.symptoms.end() || it->second.decl->streams.empty()) continue;
-    auto kind = it->second.decl->streams[0].kind;
-    if (kind == ast::StreamSpec::Kind::Ranks || kind == ast::StreamSpec::Kind::Nodes) {
+    if (isDerived(q)) {
       sink_.report(DiagKind::WindowMisuse, where,
                    fmt::format("'{}' is itself derived per rank or node; derived symptoms are evaluated together "
                                "and cannot read one another (relate them in a rule or outcome)",
@@ -337,6 +341,13 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     auto& a = e.args[0];
     auto symptoms = selectorArg(a, scope);
     if (!symptoms) return Type::error();
+    if (scope.kind == Scope::Kind::Derived && a.selector) {
+      // A wildcard in a derived symptom's condition means the evidence, not other derived
+      // symptoms (which it could not read).
+      symptoms->erase(std::remove_if(symptoms->begin(), symptoms->end(),
+                                     [&](const std::string& q) { return isDerived(q); }),
+                      symptoms->end());
+    }
     if (!derivedMayRead(*symptoms, scope, a.range)) return Type::error();
     e.symptoms = *symptoms;
     if (a.sameKey) {

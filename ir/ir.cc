@@ -53,6 +53,52 @@ bool workloadFieldFromName(const std::string& name, WorkloadField* out) {
 }
 const char* opName(Op op) { return kOps[static_cast<size_t>(op)]; }
 
+bool isAggregate(Op op) {
+  switch (op) {
+    case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: case Op::MinBy:
+    case Op::MaxBy: case Op::Percentile:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+// `bound`: the slots the aggregates enclosing `e` (within the one being tested) bind.
+bool readsOnlyBound(const Expr& e, std::vector<int32_t>& bound) {
+  switch (e.op) {
+    case Op::Slot:
+      return std::find(bound.begin(), bound.end(), e.slot) != bound.end();
+    case Op::Same: case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum:
+    case Op::WindowRate: case Op::WindowDelta:
+      return false;
+    default:
+      break;
+  }
+  if (isAggregate(e.op)) {
+    if (e.sameKey) return false;
+    // A percentile's p is read outside the aggregate's own binding.
+    size_t inside = e.op == Op::Percentile ? e.operands.size() - 1 : e.operands.size();
+    if (e.op == Op::Percentile && !readsOnlyBound(e.operands.back(), bound)) return false;
+    bound.push_back(e.slot);
+    bool ok = true;
+    for (size_t i = 0; ok && i < inside; ++i) ok = readsOnlyBound(e.operands[i], bound);
+    bound.pop_back();
+    return ok;
+  }
+  for (const auto& op : e.operands) {
+    if (!readsOnlyBound(op, bound)) return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool isSlotInvariant(const Expr& aggregate) {
+  if (!isAggregate(aggregate.op)) return false;
+  std::vector<int32_t> bound;
+  return readsOnlyBound(aggregate, bound);
+}
+
 bool Value::operator==(const Value& o) const {
   if (type != o.type) return false;
   switch (type) {

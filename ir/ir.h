@@ -221,6 +221,13 @@ struct Program {
   std::vector<std::string> metricNames() const;
 };
 
+// Whether an aggregate's value is the same wherever it is evaluated while the instances do not
+// change: it reads no slot but those it and the aggregates inside it bind, no `on same` key
+// (which compares with slot 0), no rule binding (`same`) and no metric window. Evaluators may
+// compute such an aggregate once per batch of calls over unchanged instances (EvalContext::memo).
+bool isSlotInvariant(const Expr& aggregate);
+bool isAggregate(Op op);
+
 // A readable listing of one expression, e.g. `(and (gt (count #3) 1:int) ...)`.
 std::string dump(const Expr& e);
 

@@ -83,6 +83,7 @@ class Codegen {
     b_.SetInsertPoint(body);
     bound_.fill(nullptr);
     preloaded_.fill(nullptr);
+    nextMemo_ = 0;
     bindings_ = bindings;
     nonNull_.clear();
     // What the runtime guarantees (runtime/compiled_predicates.h): a rule's bindings are all
@@ -509,7 +510,7 @@ class Codegen {
       case Op::Same: return same(e);
       case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: case Op::MinBy:
       case Op::MaxBy: case Op::Percentile:
-        return aggregate(e);
+        return ir::isSlotInvariant(e) ? memoized(e) : aggregate(e);
       case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
       case Op::WindowDelta:
         return window(e);
@@ -741,6 +742,44 @@ class Codegen {
       else ok = b_.CreateAnd(ok, truth(compare(Op::Eq, first, key)));
     }
     return boolean(ok);
+  }
+
+  // A slot-invariant aggregate: its value from ctx->memo when an earlier call of this predicate
+  // over the same instances computed it (runtime::AggregateMemo), else computed and recorded.
+  CV memoized(const ir::Expr& e) {
+    llvm::Value* id = b_.getInt32(nextMemo_++);
+    llvm::Value* mi = entryAlloca(i64_, "memo.i");
+    llvm::Value* mf = entryAlloca(f64_, "memo.f");
+    llvm::Value* mp = entryAlloca(i8p_, "memo.p");
+    llvm::Value* mn = entryAlloca(i32_, "memo.null");
+    auto get = helper("attrib_jit_memo_get", i32_,
+                      {i8p_, i32_, i64_->getPointerTo(), f64_->getPointerTo(), i8p_->getPointerTo(), i32_->getPointerTo()});
+    llvm::Value* hit = b_.CreateCall(get, {context_, id, mi, mf, mp, mn});
+    auto* miss = block("memo.miss");
+    auto* done = block("memo.done");
+    b_.CreateCondBr(b_.CreateICmpNE(hit, b_.getInt32(0)), done, miss);
+    b_.SetInsertPoint(miss);
+    CV v = aggregate(e);
+    llvm::Value* f = e.op == Op::Percentile ? v.f : llvm::ConstantFP::get(f64_, 0.0);
+    llvm::Value* p = e.type == Type::Instance ? v.p : llvm::ConstantPointerNull::get(i8p_);
+    llvm::Value* i = e.type == Type::Instance || e.op == Op::Percentile ? b_.getInt64(0) : intOf(v);
+    llvm::Value* null = b_.CreateZExt(v.null, i32_);
+    b_.CreateStore(i, mi);
+    b_.CreateStore(f, mf);
+    b_.CreateStore(p, mp);
+    b_.CreateStore(null, mn);
+    auto put = helper("attrib_jit_memo_put", b_.getVoidTy(), {i8p_, i32_, i64_, f64_, i8p_, i32_});
+    b_.CreateCall(put, {context_, id, i, f, p, null});
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    llvm::Value* ri = b_.CreateLoad(i64_, mi);
+    switch (e.op) {
+      case Op::Count: case Op::Distinct: return integer(Type::Int, ri, b_.getFalse());
+      case Op::Exists: return boolean(b_.CreateICmpNE(ri, b_.getInt64(0)));
+      case Op::Percentile:
+        return real(b_.CreateLoad(f64_, mf), b_.CreateICmpNE(b_.CreateLoad(i32_, mn), b_.getInt32(0)));
+      default: return instance(b_.CreateLoad(i8p_, mp));
+    }
   }
 
   // (a.time, a.sequence) < (b.time, b.sequence); both pointers non-null.
@@ -1227,6 +1266,7 @@ class Codegen {
   llvm::Value* context_ = nullptr;
   llvm::Value* scratch_ = nullptr;
   std::array<llvm::Value*, ir::kMaxSlots> bound_{};
+  int32_t nextMemo_ = 0;  // ids of the slot-invariant aggregates of the current predicate
   std::array<llvm::Value*, ir::kMaxSlots> preloaded_{};
   int32_t bindings_ = 0;
   int32_t boundSlots_ = 0;

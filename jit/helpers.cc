@@ -157,6 +157,26 @@ int32_t attrib_jit_values_percentile(PredicateScratch* scratch, double p, double
   return attrib::runtime::percentileOf(values, p, out) ? 1 : 0;
 }
 
+// The memo of slot-invariant aggregates (runtime::AggregateMemo); 0: not recorded (or no memo).
+int32_t attrib_jit_memo_get(EvalContext* ctx, int32_t id, int64_t* i, double* f, const Instance** p,
+                            int32_t* null) noexcept {
+  if (!ctx->memo || static_cast<size_t>(id) >= ctx->memo->compiled.size()) return 0;
+  const auto& [present, entry] = ctx->memo->compiled[static_cast<size_t>(id)];
+  if (!present) return 0;
+  *i = entry.i;
+  *f = entry.f;
+  *p = entry.instance;
+  *null = entry.null;
+  return 1;
+}
+
+void attrib_jit_memo_put(EvalContext* ctx, int32_t id, int64_t i, double f, const Instance* p, int32_t null) noexcept {
+  if (!ctx->memo) return;
+  auto& compiled = ctx->memo->compiled;
+  if (compiled.size() <= static_cast<size_t>(id)) compiled.resize(static_cast<size_t>(id) + 1);
+  compiled[static_cast<size_t>(id)] = {true, {i, f, p, null != 0, true}};
+}
+
 }  // extern "C"
 
 namespace attrib::jit {
@@ -176,6 +196,7 @@ const std::vector<HelperSymbol>& helperSymbols() {
       ATTRIB_HELPER(attrib_jit_distinct_add_str), ATTRIB_HELPER(attrib_jit_distinct_add_int),
       ATTRIB_HELPER(attrib_jit_distinct_end),     ATTRIB_HELPER(attrib_jit_values_begin),
       ATTRIB_HELPER(attrib_jit_values_add),       ATTRIB_HELPER(attrib_jit_values_percentile),
+      ATTRIB_HELPER(attrib_jit_memo_get),         ATTRIB_HELPER(attrib_jit_memo_put),
   };
 #undef ATTRIB_HELPER
   return symbols;

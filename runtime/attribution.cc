@@ -272,11 +272,15 @@ class Run {
     std::vector<Instance> made;
     for (int32_t s : derived) {
       const ir::Symptom& symptom = program_.symptoms[s];
+      // Aggregates that do not depend on the candidate (the job's median, the furthest step)
+      // are computed once for all candidates: the instances do not change during the loop.
+      AggregateMemo memo;
       auto consider = [&](Instance c) {
         c.symptom = s;
         c.source = "derived";
         c.where.connector = "attrib";
         EvalContext ctx = context();
+        ctx.memo = &memo;
         ctx.slots[0] = &c;
         if (symptom.hasWhen && !holds(symptomFn(s), symptom.when, ctx)) return;
         for (const auto& let : symptom.lets) {

@@ -573,8 +573,28 @@ Value Interpreter::eval(const ir::Expr& e, EvalContext& ctx) {
       return boolean(true);
     }
     case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: case Op::MinBy:
-    case Op::MaxBy: case Op::Percentile:
-      return aggregate(e, ctx);
+    case Op::MaxBy: case Op::Percentile: {
+      if (!ctx.memo) return aggregate(e, ctx);
+      auto it = ctx.memo->interpreted.find(&e);
+      if (it != ctx.memo->interpreted.end()) {
+        const AggregateMemo::Entry& m = it->second;
+        if (!m.invariant) return aggregate(e, ctx);
+        if (m.null) return null();
+        Value v;
+        v.type = e.type;
+        v.i = m.i;
+        v.f = m.f;
+        v.instance = m.instance;
+        return v;
+      }
+      if (!ir::isSlotInvariant(e)) {
+        ctx.memo->interpreted[&e].invariant = false;
+        return aggregate(e, ctx);
+      }
+      Value v = aggregate(e, ctx);
+      ctx.memo->interpreted[&e] = {v.i, v.f, v.instance, v.isNull(), true};
+      return v;
+    }
     case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:
     case Op::WindowDelta:
       return window(e, ctx);

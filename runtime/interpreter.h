@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,28 @@ struct InstanceIndex {
   void rebuild(const std::vector<Instance>& all, size_t symptoms);
 };
 
+struct Value;
+
+// Values of slot-invariant aggregates (ir::isSlotInvariant), kept across the calls of one batch
+// over unchanged instances: the candidates of one derived symptom. The interpreter keys them by
+// expression, compiled code by its own per-predicate numbering; the owner clears it whenever
+// the instances change.
+struct AggregateMemo {
+  struct Entry {
+    int64_t i = 0;
+    double f = 0;
+    const Instance* instance = nullptr;
+    bool null = false;
+    bool invariant = true;  // interpreted: false records that the aggregate must be evaluated
+  };
+  std::map<const ir::Expr*, Entry> interpreted;
+  std::vector<std::pair<bool, Entry>> compiled;  // by id: (present, value)
+  void clear() {
+    interpreted.clear();
+    compiled.clear();
+  }
+};
+
 // Everything an expression can read. Slots hold the instances bound by the enclosing rule,
 // filter, symptom clause or outcome; aggregates bind their own slots while they iterate.
 struct EvalContext {
@@ -36,6 +59,7 @@ struct EvalContext {
   // Window aggregates: the series (time-ordered) and the position of the current sample.
   const std::vector<const Instance*>* series = nullptr;
   size_t seriesPos = 0;
+  AggregateMemo* memo = nullptr;          // null: evaluate every aggregate every time
 };
 
 struct Value {

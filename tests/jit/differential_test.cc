@@ -45,10 +45,12 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1191,12 +1193,29 @@ class Batch {
         ADD_FAILURE() << "no compiled function for " << jit::predicateSymbol(kase.ref);
         continue;
       }
+      // The aggregate memo (runtime::AggregateMemo) is valid across calls over the same
+      // instances: one pair (interpreter, compiled) per world as the contexts see it.
+      std::map<std::tuple<const World*, bool, bool>, std::pair<runtime::AggregateMemo, runtime::AggregateMemo>> memos;
       for (size_t k = 0; k < kase.contexts.size(); ++k) {
-        runtime::EvalContext a = context(kase, kase.contexts[k], regexes);
-        runtime::EvalContext b = context(kase, kase.contexts[k], regexes);
+        const ContextSpec& spec = kase.contexts[k];
+        runtime::EvalContext a = context(kase, spec, regexes);
+        runtime::EvalContext b = context(kase, spec, regexes);
         bool expected = interpreter.test(*kase.expr, a);
         scratch.reset();
         bool actual = fn(&b, &scratch);
+        auto& memo = memos[{spec.world, spec.index, spec.workload}];
+        runtime::EvalContext am = context(kase, spec, regexes);
+        am.memo = &memo.first;
+        runtime::EvalContext bm = context(kase, spec, regexes);
+        bm.memo = &memo.second;
+        bool expectedMemo = interpreter.test(*kase.expr, am);
+        scratch.reset();
+        bool actualMemo = fn(&bm, &scratch);
+        if (mutation == Mutation::None && (expectedMemo != expected || actualMemo != expected)) {
+          ADD_FAILURE() << "with the aggregate memo, " << jit::predicateSymbol(kase.ref) << " gives "
+                        << expectedMemo << " (interpreter) and " << actualMemo << " (compiled) instead of "
+                        << expected << " in context " << k << " (seed " << seed_ << "): " << ir::dump(*kase.expr);
+        }
         // Compiled code leaves the caller's slots alone and balances the `distinct` stack.
         for (size_t i = 0; i < ir::kMaxSlots; ++i) {
           if (b.slots[i] != (i < kase.contexts[k].slots.size() ? kase.contexts[k].slots[i] : nullptr)) {
