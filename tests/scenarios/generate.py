@@ -1321,14 +1321,14 @@ def hang_scenario(name, seed, n, kind, timeout_ms=600000):
         end = hang_cascade(sc, at + secs(sc.step_seconds * 0.6), seq, skip=(rank,), lagging=rank,
                            stacks={rank: DATALOADER_STUCK})
         files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
-        return files, truth("std.hang.dataloader_stall", "user-code", "std.hang.rank_not_joined", [], rank, node)
+        return files, truth("hang.training.dataloader_stall", "user-code", "hang.training.rank_not_joined", [], rank, node)
     if kind == "gpu_silent":
         # The GPU stops completing work; its rank's CPU still enqueues up to the same collective as everyone's.
         rank_progress(sc, done - done % 100)
         seq = work_seq(sc, done + 1)
         end = hang_cascade(sc, at + secs(sc.step_seconds * 0.6), seq, completed={rank: seq - 3})
         files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
-        return files, truth("std.hang.gpu_hang", "accelerator-gpu", "std.hang.rank_lagging", [node], rank, node)
+        return files, truth("hang.training.gpu_hang", "accelerator-gpu", "hang.training.rank_lagging", [node], rank, node)
     if kind == "checkpoint":
         rank_progress(sc, done)
         # The script saves every ckpt_every steps: rank 0 says where, every rank reports its shard.
@@ -1353,7 +1353,7 @@ def hang_scenario(name, seed, n, kind, timeout_ms=600000):
         end = hang_cascade(sc, saved, work_seq(sc, done + 1), skip=(0,), lagging=0, numel=1,
                            stacks={0: CHECKPOINT_STUCK})
         files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
-        return files, truth("std.hang.checkpoint_hang", "storage", "std.hang.rank_not_joined", [], 0, node)
+        return files, truth("hang.training.checkpoint_hang", "storage", "hang.training.rank_not_joined", [], 0, node)
     # timelimit: the script logs every step. The rank stops after step done (S - 1); the others' CPUs run ahead
     # (logging does not synchronise with the GPU), enqueue steps S and, for some, S + 1 in a fraction of a step
     # time each, then block on the GPU.
@@ -1382,7 +1382,7 @@ def hang_scenario(name, seed, n, kind, timeout_ms=600000):
         b.record(cancel + secs(1.5 + i * 0.01), "srun: error: %s: task %d: Terminated" % (nd, i))
     b.record(cancel + secs(1.6), "srun: Force Terminated StepId=%d.0" % job.job_id)
     files = sc.finish(cancel + secs(3), "TIMEOUT", 0, "TimeLimit")
-    return files, truth("std.hang.no_progress", "unknown", "std.hang.rank_stopped_first", [], rank, node)
+    return files, truth("hang.training.no_progress", "unknown", "hang.training.rank_stopped_first", [], rank, node)
 
 
 def straggler_scenario(name, seed, n, kind):
@@ -1401,14 +1401,14 @@ def straggler_scenario(name, seed, n, kind):
         f = rng.uniform(1.5, 1.65)
         rank_progress(sc, last, slow={r: f * rng.uniform(0.975, 1.025) for r in job.ranks(bad)})
         files = completed_run(sc, at, done)
-        return files, truth("std.straggler.slow_node", "host-hardware", "std.straggler.slow_rank", [bad],
+        return files, truth("perf.straggler.straggler_node", "host-hardware", "perf.straggler.slow_node", [bad],
                             root_node=bad)
     rank = pick_rank(sc)
     node = job.node_of(rank)
     rank_progress(sc, last, slow={rank: rng.uniform(1.45, 1.55)})
     files = completed_run(sc, at, done)
     files["metrics/dcgm.jsonl"] = dcgm_metrics(sc, at + secs(10), (node, rank % GPUS_PER_NODE))
-    return files, truth("std.straggler.throttled_gpu", "accelerator-gpu", "std.straggler.slow_rank", [node], rank, node)
+    return files, truth("perf.straggler.straggler_hot_gpu", "accelerator-gpu", "gpu.dcgm.thermal_throttle", [node], None, node)
 
 
 # ---- the suite
@@ -1507,19 +1507,11 @@ SCENARIOS = [
                                                               "throttled_gpu")),
 ]
 
-# The hang and straggler scenarios (issue 9) wait for the stdlib's std.hang and std.straggler rules: not written,
+# Scenarios waiting for the rules that get them right: not written,
 # so not in the suite, until attrib gets them right. To enable one: remove it from PENDING, run generate.py, move
 # its README row from "Pending" to the table of scenarios.
 # `python3 tests/scenarios/generate.py --pending DIR` writes them under DIR.
-PENDING = {
-    "hang-dataloader-stuck-64n",
-    "hang-dataloader-stuck-4n",
-    "hang-gpu-silent-32n",
-    "hang-after-checkpoint-rank0-8n",
-    "hang-timelimit-no-progress-2n",
-    "straggler-slow-node-16n",
-    "straggler-throttled-gpu-8n",
-}
+PENDING = set()
 
 # Scenarios attrib gets wrong today (stdlib gaps): not written, so not in the suite; README.md describes them.
 # `python3 tests/scenarios/generate.py --excluded DIR` writes them under DIR to try a fix.
