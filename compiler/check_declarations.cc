@@ -243,7 +243,7 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
                                                       "exit_code", "signal", "reason"};
     for (auto& let : s.lets) {
       if (contains(builtins, let.name.text)) {
-        sink_.report(DiagKind::ShadowedCapture, let.name.range,
+        sink_.report(DiagKind::InvalidValue, let.name.range,
                      fmt::format("'{}' is a built-in field of every instance; give the let another name", let.name.text));
         continue;
       }
@@ -254,9 +254,8 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
                      fmt::format("'{}' is already defined by an earlier let of this symptom", let.name.text));
         continue;
       }
-      Type t = exprs_.checkValue(*let.value, scope, "a let");
-      if (t.isError()) continue;
-      scope.lets.emplace_back(let.name.text, t);
+      // A let in error is still defined: reading it is no further error.
+      scope.lets.emplace_back(let.name.text, exprs_.checkValue(*let.value, scope, "a let"));
     }
     checkMessage(s, scope);
   }

@@ -877,8 +877,19 @@ class Codegen {
     b_.SetInsertPoint(fetch);
     b_.CreateStore(b_.CreateAdd(sv, b_.getInt64(1)), si);
     llvm::Value* symptom = b_.CreateLoad(i32_, b_.CreateInBoundsGEP(i32_, b_.CreateBitCast(idTable, i32_->getPointerTo()), sv));
-    auto list = helper("attrib_jit_symptom_list", i64_, {i8p_, i32_, llvm::Type::getInt32PtrTy(ctx_)->getPointerTo()});
-    b_.CreateStore(b_.CreateCall(list, {context_, symptom, listSlot}), n);
+    bool keyedList = e.sameKey && (e.field == ir::Field::Node || e.field == ir::Field::Rank || e.field == ir::Field::Gpu);
+    if (keyedList) {
+      // Only the instances sharing the key with the reference (InstanceIndex::withKey).
+      auto list = helper("attrib_jit_symptom_list_keyed", i64_,
+                         {i8p_, i32_, i32_, i64_, i8p_, i64_, llvm::Type::getInt32PtrTy(ctx_)->getPointerTo()});
+      llvm::Value* rank = e.field == ir::Field::Rank ? intOf(refKey) : b_.getInt64(0);
+      auto [p, len] = e.field == ir::Field::Rank ? std::pair<llvm::Value*, llvm::Value*>{llvm::ConstantPointerNull::get(i8p_), b_.getInt64(0)}
+                                                 : stringOf(refKey);
+      b_.CreateStore(b_.CreateCall(list, {context_, symptom, b_.getInt32(static_cast<int32_t>(e.field)), rank, p, len, listSlot}), n);
+    } else {
+      auto list = helper("attrib_jit_symptom_list", i64_, {i8p_, i32_, llvm::Type::getInt32PtrTy(ctx_)->getPointerTo()});
+      b_.CreateStore(b_.CreateCall(list, {context_, symptom, listSlot}), n);
+    }
     b_.CreateStore(b_.getInt64(0), k);
     b_.CreateBr(head);
 

@@ -85,6 +85,17 @@ int64_t attrib_jit_symptom_list(EvalContext* ctx, int32_t symptom, const int32_t
   return static_cast<int64_t>(lists[symptom].size());
 }
 
+// The instances of `symptom` whose key field equals the reference's (InstanceIndex::withKey).
+int64_t attrib_jit_symptom_list_keyed(EvalContext* ctx, int32_t symptom, int32_t field, int64_t rank, const char* p,
+                                      int64_t n, const int32_t** list) noexcept {
+  const auto& lists = ctx->index->bySymptom;
+  if (symptom < 0 || static_cast<size_t>(symptom) >= lists.size()) return 0;
+  const auto& keyed = ctx->index->withKey(symptom, static_cast<attrib::ir::Field>(field), rank,
+                                          std::string_view(p ? p : "", static_cast<size_t>(n)));
+  *list = keyed.data();
+  return static_cast<int64_t>(keyed.size());
+}
+
 int64_t attrib_jit_series(EvalContext* ctx, const Instance* const** data) noexcept {
   if (!ctx->series) return 0;
   *data = ctx->series->data();
@@ -197,6 +208,7 @@ const std::vector<HelperSymbol>& helperSymbols() {
       ATTRIB_HELPER(attrib_jit_distinct_end),     ATTRIB_HELPER(attrib_jit_values_begin),
       ATTRIB_HELPER(attrib_jit_values_add),       ATTRIB_HELPER(attrib_jit_values_percentile),
       ATTRIB_HELPER(attrib_jit_memo_get),         ATTRIB_HELPER(attrib_jit_memo_put),
+      ATTRIB_HELPER(attrib_jit_symptom_list_keyed),
   };
 #undef ATTRIB_HELPER
   return symbols;

@@ -33,7 +33,7 @@ namespace attrib::jit {
 namespace {
 
 // Bump when generated code changes meaning, so stale cache entries are never linked.
-constexpr const char* kCodegenVersion = "attrib-jit-2";
+constexpr const char* kCodegenVersion = "attrib-jit-3";
 
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }

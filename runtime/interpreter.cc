@@ -53,6 +53,36 @@ void InstanceIndex::rebuild(const std::vector<Instance>& all, size_t symptoms) {
   for (auto& list : bySymptom) {
     std::stable_sort(list.begin(), list.end(), [&](int32_t a, int32_t b) { return earlier(all[a], all[b]); });
   }
+  keyed_.clear();
+}
+
+const std::vector<int32_t>& InstanceIndex::withKey(int32_t symptom, ir::Field key, int64_t rank,
+                                                   std::string_view text) const {
+  static const std::vector<int32_t> kNone;
+  const std::vector<int32_t>& all = bySymptom[symptom];
+  int slot = key == ir::Field::Node ? 0 : key == ir::Field::Rank ? 1 : key == ir::Field::Gpu ? 2 : -1;
+  if (slot < 0) return all;
+  if (keyed_.size() != bySymptom.size()) keyed_.assign(bySymptom.size(), {});
+  KeyLists& lists = keyed_[symptom][slot];
+  if (!lists.built) {
+    // Empty strings and absent ranks are null keys, which never match: leave them out.
+    for (int32_t idx : all) {
+      const Instance& inst = (*instances)[idx];
+      if (slot == 1) {
+        if (inst.rank) lists.byRank[*inst.rank].push_back(idx);
+      } else {
+        const std::string& k = slot == 0 ? inst.node : inst.gpu;
+        if (!k.empty()) lists.byText[k].push_back(idx);
+      }
+    }
+    lists.built = true;
+  }
+  if (slot == 1) {
+    auto it = lists.byRank.find(rank);
+    return it == lists.byRank.end() ? kNone : it->second;
+  }
+  auto it = lists.byText.find(text);
+  return it == lists.byText.end() ? kNone : it->second;
 }
 
 std::string formatDuration(int64_t nanos) {
@@ -303,7 +333,9 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
   std::set<std::string> distinctStrings;
   std::set<int64_t> distinctInts;
   for (int32_t symptom : program.symptomSets[e.set]) {
-    for (int32_t idx : ctx.index->bySymptom[symptom]) {
+    const std::vector<int32_t>& candidates =
+        e.sameKey ? ctx.index->withKey(symptom, e.field, refKey.i, refKey.s) : ctx.index->bySymptom[symptom];
+    for (int32_t idx : candidates) {
       const Instance& inst = all[idx];
       if (inst.filtered) continue;
       if (e.sameKey) {

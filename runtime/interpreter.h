@@ -2,6 +2,7 @@
 // must agree with it on every input; it is also the fallback when the JIT is unavailable.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -23,6 +24,20 @@ struct InstanceIndex {
 
   // Rebuilds from scratch, leaving out filtered instances.
   void rebuild(const std::vector<Instance>& all, size_t symptoms);
+
+  // The part of bySymptom[symptom] whose `key` (Node, Rank or Gpu) equals `rank` (Rank) or
+  // `text` (Node, Gpu), in the same order: what an `on same KEY` aggregate walks instead of every
+  // instance of the symptom. Built on first use per (symptom, key) and dropped by rebuild(); not
+  // thread-safe (an index belongs to one attribution). Other keys give all of bySymptom[symptom].
+  const std::vector<int32_t>& withKey(int32_t symptom, ir::Field key, int64_t rank, std::string_view text) const;
+
+ private:
+  struct KeyLists {
+    bool built = false;
+    std::map<std::string, std::vector<int32_t>, std::less<>> byText;
+    std::map<int64_t, std::vector<int32_t>> byRank;
+  };
+  mutable std::vector<std::array<KeyLists, 3>> keyed_;  // by symptom: node, rank, gpu
 };
 
 struct Value;
