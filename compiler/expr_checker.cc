@@ -235,6 +235,19 @@ Type ExprChecker::nameType(Expr& e, Scope& scope) {
   if (scope.hasImplicit && parts.size() == 1) {
     std::optional<ast::StreamSpec::Kind> stream;
     if (scope.kind == Scope::Kind::SymptomClause) stream = scope.stream;
+    // The candidate of a derived symptom has no captures while it is evaluated: its lets become
+    // captures afterwards. A let not in scope.lets is the one being defined or a later one.
+    static const std::vector<std::string> common = {"time",    "node",   "rank",   "gpu",
+                                                    "symptom", "family", "source", "text"};
+    if (scope.kind == Scope::Kind::Derived && scope.implicitSymptoms.size() == 1 &&
+        isDerived(scope.implicitSymptoms[0]) && !contains(common, head) &&
+        capturesOf(scope.implicitSymptoms).count(head)) {
+      sink_.report(DiagKind::UnknownName, e.name.range,
+                   fmt::format("'{}' is a let of this symptom that is not defined yet here; a let reads only "
+                               "the lets before it",
+                               head));
+      return Type::error();
+    }
     if (auto t = instanceField(head, scope.implicitSymptoms)) {
       e.ref = ast::NameRef::Field;
       e.field = head;
