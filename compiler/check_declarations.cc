@@ -237,6 +237,13 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
                    "symptoms")
           .note(stream.range, "this symptom's stream is chosen here");
     }
+    for (const auto& p : s.properties) {
+      if (p.name.text != "message") continue;
+      sink_.report(DiagKind::StreamMismatch, p.range,
+                   "'message' is the text of a derived instance; a log, metric or scheduler instance's text is "
+                   "its evidence, so 'message' belongs to 'on ranks' and 'on nodes' symptoms")
+          .note(stream.range, "this symptom's stream is chosen here");
+    }
   } else {
     static const std::vector<std::string> builtins = {"time",  "node",   "rank",   "gpu",       "symptom", "family",
                                                       "source", "text",  "value",  "metric",    "state",
@@ -247,11 +254,18 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
                      fmt::format("'{}' is a built-in field of every instance; give the let another name", let.name.text));
         continue;
       }
-      bool duplicate = false;
-      for (auto& [name, _] : scope.lets) duplicate |= name == let.name.text;
-      if (duplicate) {
+      const ast::SymptomDecl::Let* first = nullptr;
+      for (auto& earlier : s.lets) {
+        if (&earlier == &let) break;
+        if (earlier.name.text == let.name.text) {
+          first = &earlier;
+          break;
+        }
+      }
+      if (first) {
         sink_.report(DiagKind::DuplicateDeclaration, let.name.range,
-                     fmt::format("'{}' is already defined by an earlier let of this symptom", let.name.text));
+                     fmt::format("'{}' is already defined by an earlier let of this symptom", let.name.text))
+            .note(first->name.range, fmt::format("the first 'let {}' is here", let.name.text));
         continue;
       }
       // A let in error is still defined: reading it is no further error.

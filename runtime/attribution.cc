@@ -237,6 +237,7 @@ class Run {
     int64_t time = 0;
     bool seen = false;
     std::string node;  // ranks: the node of their first instance
+    std::string gpu;   // ranks: the GPU of their first instance that names one
   };
 
   // One candidate instance per rank (node) of the workload, and per rank (node) any evidence
@@ -255,6 +256,7 @@ class Run {
     auto see = [](LastSeen& l, const Instance& inst) {
       if (!l.seen || inst.time > l.time) l.time = inst.time;
       if (l.node.empty()) l.node = inst.node;
+      if (l.gpu.empty()) l.gpu = inst.gpu;
       l.seen = true;
     };
     for (const auto& inst : instances_) {  // time order: a rank's first node comes first
@@ -300,6 +302,7 @@ class Run {
           Instance c;
           c.rank = rank;
           c.node = last.node;
+          c.gpu = last.gpu;
           if (c.node.empty() && w.ranksPerNode && *w.ranksPerNode > 0) {
             int64_t n = rank / *w.ranksPerNode;
             if (n < static_cast<int64_t>(w.nodes.size())) c.node = w.nodes[n];

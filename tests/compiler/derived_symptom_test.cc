@@ -47,7 +47,13 @@ std::vector<Case> cases() {
        {"t.attr:3:7: error: 'rank' is a built-in field of every instance; give the let another name [A204]"}},
       {"let defined twice",
        "symptom d {\n  on ranks\n  let x = 1\n  let x = 2\n  when x > 1\n  family unknown\n}\n",
-       {"t.attr:4:7: error: 'x' is already defined by an earlier let of this symptom [A101]"}},
+       {"t.attr:4:7: error: 'x' is already defined by an earlier let of this symptom [A101]",
+        "t.attr:3:7: note: the first 'let x' is here"}},
+      {"message on a log symptom",
+       "symptom d {\n  on log\n  match /watchdog/\n  message \"rank {rank}\"\n  family unknown\n}\n",
+       {"t.attr:4:3: error: 'message' is the text of a derived instance; a log, metric or scheduler instance's text "
+        "is its evidence, so 'message' belongs to 'on ranks' and 'on nodes' symptoms [A205]",
+        "t.attr:2:6: note: this symptom's stream is chosen here"}},
       {"let holding an instance",
        kLog + "symptom d {\n  on ranks\n  let x = first(a)\n  when true\n  family unknown\n}\n",
        {"t.attr:4:11: error: a let holds a number, string, bool, time, duration or state, not a symptom instance "
