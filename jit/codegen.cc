@@ -64,6 +64,13 @@ class Codegen {
     dummy_ = global(llvm::ConstantAggregateZero::get(llvm::ArrayType::get(i8_, layout_.instanceSize)), "attrib_none");
   }
 
+  bool isCold(const PredicateRef& ref) const {
+    if (ref.kind == PredicateRef::Kind::OutcomeWhen) return true;
+    if (ref.kind != PredicateRef::Kind::SymptomWhen) return false;
+    ir::StreamKind stream = program_.symptoms[ref.index].stream;
+    return stream == ir::StreamKind::Ranks || stream == ir::StreamKind::Nodes;
+  }
+
   llvm::Function* function(const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
     auto* type = llvm::FunctionType::get(i32_, {i8p_, i8p_}, false);
     fn_ = llvm::Function::Create(type, llvm::Function::InternalLinkage, predicateSymbol(ref), module_);
@@ -84,6 +91,12 @@ class Codegen {
     bound_.fill(nullptr);
     preloaded_.fill(nullptr);
     nextMemo_ = 0;
+    // Outcomes run once per attribution and derived symptoms once per candidate, not once per
+    // line or binding: for them compile time, not run time, dominates. Their code is kept small
+    // (captures and int() through the helpers) and is not optimised (markPredicatesInlinable
+    // leaves them out of the dispatcher's inlining).
+    compact_ = isCold(ref);
+    if (compact_) fn_->addFnAttr(llvm::Attribute::OptimizeNone);
     bindings_ = bindings;
     nonNull_.clear();
     // What the runtime guarantees (runtime/compiled_predicates.h): a rule's bindings are all
@@ -546,6 +559,16 @@ class Codegen {
 
   // inst.capture `name`: a walk over the instance's (name, value) pairs, inline.
   CV capture(llvm::Value* inst, const std::string& name) {
+    if (compact_) {
+      llvm::Value* p = entryAlloca(i8p_, "cap.p");
+      llvm::Value* n = entryAlloca(i64_, "cap.n");
+      CV key = constString(name);
+      b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);
+      b_.CreateStore(b_.getInt64(0), n);
+      auto fn = helper("attrib_jit_capture", i32_, {i8p_, i8p_, i64_, i8p_->getPointerTo(), i64_->getPointerTo()});
+      llvm::Value* found = b_.CreateCall(fn, {inst, key.p, key.n, p, n});
+      return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), b_.CreateICmpEQ(found, b_.getInt32(0)));
+    }
     llvm::Value* s = safe(inst);
     llvm::Value* begin = load(i8p_, s, layout_.captures);
     llvm::Value* end = load(i8p_, s, layout_.captures + 8);
@@ -594,6 +617,12 @@ class Codegen {
   std::pair<llvm::Value*, llvm::Value*> parseInt(llvm::Value* p, llvm::Value* n) {
     llvm::Value* value = entryAlloca(i64_, "int.v");
     llvm::Value* ok = entryAlloca(i1_, "int.ok");
+    if (compact_) {
+      b_.CreateStore(b_.getInt64(0), value);
+      auto parse = helper("attrib_jit_parse_int", i32_, {i8p_, i64_, i64_->getPointerTo()});
+      llvm::Value* parsed = b_.CreateICmpNE(b_.CreateCall(parse, {p, n, value}), b_.getInt32(0));
+      return {b_.CreateLoad(i64_, value), parsed};
+    }
     llvm::Value* i = entryAlloca(i64_, "int.i");
     b_.CreateStore(b_.getInt64(0), value);
     b_.CreateStore(b_.getInt64(0), i);
@@ -1278,6 +1307,7 @@ class Codegen {
   llvm::Value* scratch_ = nullptr;
   std::array<llvm::Value*, ir::kMaxSlots> bound_{};
   int32_t nextMemo_ = 0;  // ids of the slot-invariant aggregates of the current predicate
+  bool compact_ = false;  // generating a derived symptom's predicate: favour small code
   std::array<llvm::Value*, ir::kMaxSlots> preloaded_{};
   int32_t bindings_ = 0;
   int32_t boundSlots_ = 0;
@@ -1305,7 +1335,8 @@ std::unique_ptr<llvm::Module> generateModule(const ir::Program& program, const D
 
 void markPredicatesInlinable(llvm::Module& module) {
   for (auto& f : module) {
-    if (f.hasInternalLinkage() && f.hasFnAttribute(llvm::Attribute::NoInline)) {
+    if (f.hasInternalLinkage() && f.hasFnAttribute(llvm::Attribute::NoInline) &&
+        !f.hasFnAttribute(llvm::Attribute::OptimizeNone)) {
       f.removeFnAttr(llvm::Attribute::NoInline);
       f.addFnAttr(llvm::Attribute::AlwaysInline);
     }

@@ -10,6 +10,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -33,7 +34,7 @@ namespace attrib::jit {
 namespace {
 
 // Bump when generated code changes meaning, so stale cache entries are never linked.
-constexpr const char* kCodegenVersion = "attrib-jit-3";
+constexpr const char* kCodegenVersion = "attrib-jit-5";
 
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
@@ -86,7 +87,12 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine) {
   tuning.LoopInterleaving = false;
   tuning.MergeFunctions = false;
   tuning.CallGraphProfile = false;  // no profiles to lay code out by
-  llvm::PassBuilder passes(machine, tuning);
+  // The new pass manager honours `optnone` (the cold predicates: codegen.h) only through this
+  // instrumentation.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  llvm::OptNoneInstrumentation optNone(false);
+  optNone.registerCallbacks(instrumentation);
+  llvm::PassBuilder passes(machine, tuning, llvm::None, &instrumentation);
   passes.registerModuleAnalyses(mam);
   passes.registerCGSCCAnalyses(cgam);
   passes.registerFunctionAnalyses(fam);
