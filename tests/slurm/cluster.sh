@@ -2,7 +2,7 @@
 # A throwaway single-host Slurm cluster for the connector tests (ctest label `slurm`), from
 # Debian's packages: munge, slurmctld, slurmd, slurm-client, and with accounting: mariadb-server,
 # slurmdbd, slurmrestd, slurm-wlm-jwt-plugin. Everything (config, state, database, logs, sockets)
-# lives in DIR; the daemons are addressed on 127.0.0.1 only, on the ports given.
+# lives in DIR; the daemons listen on 127.0.0.1 only (or a unix socket), on the ports given.
 #
 #   tests/slurm/cluster.sh start DIR CTLD_PORT SLURMD_PORT                       # jobcomp only
 #   tests/slurm/cluster.sh start DIR CTLD_PORT SLURMD_PORT DBD_PORT DB_PORT REST_PORT
@@ -129,6 +129,7 @@ AuthAltParameters=jwt_key=$dir/jwt_hs256.key
 DbdHost=$host
 DbdAddr=127.0.0.1
 DbdPort=$dbd_port
+CommunicationParameters=NoInAddrAny
 SlurmUser=root
 LogFile=$dir/log/slurmdbd.log
 PidFile=$dir/slurmdbd.pid
@@ -152,6 +153,9 @@ cat > "$dir/slurm.conf" <<CONF
 ClusterName=attribtest
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
+# Bind to the configured addresses (127.0.0.1), not to every interface: NoCtldInAddrAny for
+# slurmctld, NoInAddrAny for slurmd (and, in slurmdbd.conf, for slurmdbd).
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 SlurmdPort=$slurmd_port
 AuthType=auth/munge
 CredType=cred/munge
