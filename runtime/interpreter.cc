@@ -167,7 +167,9 @@ bool parseFloatText(std::string_view s, double* out) {
 std::string valueText(ir::Type type, int64_t i, double f) {
   switch (type) {
     case Type::Int: return std::to_string(i);
-    case Type::Float: return fmt::format("{}", f);
+    // A NaN has no sign in the language: LLVM folds 0.0 / 0.0 to +nan where x86 computes -nan,
+    // so printing the sign would make the JIT and the interpreter disagree.
+    case Type::Float: return std::isnan(f) ? std::string("nan") : fmt::format("{}", f);
     case Type::Duration: return formatDuration(i);
     case Type::Time: return formatTimestamp(i);
     case Type::State: return ir::stateName(static_cast<ir::State>(i));

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <set>
 #include <tuple>
 
 #include "jit/jit_compiler.h"
+#include "runtime/interpreter.h"
 #include "runtime/verdict.h"
 #include "tests/runtime/engine_util.h"
 
@@ -427,3 +429,13 @@ filter drop_rank_two { drop beat where rank == 2 }
 
 }  // namespace
 }  // namespace attrib
+
+// string() of a NaN has no sign: the JIT may fold 0.0 / 0.0 to +nan where the machine computes
+// -nan, and the two evaluators must print the same text.
+TEST(ValueText, NanHasNoSign) {
+  EXPECT_EQ(attrib::runtime::valueText(attrib::ir::Type::Float, 0, std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(attrib::runtime::valueText(attrib::ir::Type::Float, 0, -std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(attrib::runtime::valueText(attrib::ir::Type::Float, 0, std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(attrib::runtime::valueText(attrib::ir::Type::Float, 0, -std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(attrib::runtime::valueText(attrib::ir::Type::Float, 0, -1.5), "-1.5");
+}
