@@ -119,10 +119,17 @@ void Checker::checkExpectation(ast::Expectation& e) {
     }
   } else if (key == "root") {
     const auto* w = wordArg(0);
-    if (!w) return bad(e.range, "root SYMPTOM [on NODE]' or 'expect root none");
+    if (!w) return bad(e.range, "root SYMPTOM [on NODE] [rank N]' or 'expect root none");
     if (w->kind != ast::PropertyValue::Kind::None) symptomArg(*w);
-    if (e.args.size() > 1 && (e.args[1].kind != Arg::Kind::On || e.args.size() > 2)) {
-      bad(e.args[1].value.range, "root SYMPTOM on NODE");
+    size_t i = 1;
+    if (i < e.args.size() && e.args[i].kind == Arg::Kind::On) ++i;
+    if (i < e.args.size() && e.args[i].kind == Arg::Kind::Value && e.args[i].value.text == "rank" &&
+        i + 1 < e.args.size() && e.args[i + 1].kind == Arg::Kind::Value &&
+        e.args[i + 1].value.kind == ast::PropertyValue::Kind::Int) {
+      i += 2;
+    }
+    if (i < e.args.size() || (w->kind == ast::PropertyValue::Kind::None && e.args.size() > 1)) {
+      bad(e.args[std::min(i, e.args.size() - 1)].value.range, "root SYMPTOM [on NODE] [rank N]");
     }
   } else if (key == "bad_nodes" || key == "interesting_nodes") {
     if (e.args.size() != 1 || e.args[0].value.kind != ast::PropertyValue::Kind::List) {

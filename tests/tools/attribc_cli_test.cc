@@ -242,6 +242,35 @@ TEST_F(AttribcCli, StdlibRulesAreClean) {
   EXPECT_EQ(r.exit, 0) << r.err;
 }
 
+// `attribc test` compares each expectation with the verdict and reports the unmet ones; `expect
+// root SYMPTOM on NODE rank N` checks the root's rank too (a derived hang suspect names one).
+TEST_F(AttribcCli, TestReportsAWrongRootRank) {
+  const std::string rules = R"(package r
+symptom boom "boom" {
+  on log
+  match /boom happened/
+  family unknown
+  blame rank
+}
+)";
+  const std::string workload = "  workload {\n    state FAILED\n    nodes [n1]\n    start 2026-01-01T10:00:00Z\n  }\n"
+                               "  log n1 applog rank 3 at 10:10:00 \"[rank3]: boom happened\"\n";
+  Outcome good = run({"test", write("good.attr", rules + "test \"t\" {\n" + workload +
+                                                     "  expect root boom on n1 rank 3\n}\n").string()});
+  EXPECT_EQ(good.exit, 0) << good.out << good.err;
+  EXPECT_NE(good.out.find("1 passed, 0 failed"), std::string::npos) << good.out;
+  Outcome wrong = run({"test", write("wrong.attr", rules + "test \"t\" {\n" + workload +
+                                                       "  expect root boom rank 4\n}\n").string()});
+  EXPECT_EQ(wrong.exit, 1);
+  EXPECT_NE(wrong.out.find("expected root r.boom rank 4, got r.boom on n1 rank 3"), std::string::npos) << wrong.out;
+  Outcome malformed = run({"test", write("bad.attr", rules + "test \"t\" {\n" + workload +
+                                                         "  expect root boom on n1 rank\n}\n").string()});
+  EXPECT_EQ(malformed.exit, 1);
+  EXPECT_NE(malformed.err.find("malformed expectation; write 'expect root SYMPTOM [on NODE] [rank N]'"),
+            std::string::npos)
+      << malformed.err;
+}
+
 TEST_F(AttribcCli, ExplainPrintsPredicateIrAndLlvmIr) {
   const std::string stdlib = std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules";
   Outcome ir = run({"explain", stdlib, "--ir", "hot_before_fall_off"});

@@ -248,7 +248,9 @@ class TestRun {
                          actual.empty() ? "unknown" : joined(actual)));
       }
     } else if (key == "root") {
-      std::string got = v.root ? v.root->symptom + (v.root->node.empty() ? "" : " on " + v.root->node) : "none";
+      std::string got = v.root ? v.root->symptom + (v.root->node.empty() ? "" : " on " + v.root->node) +
+                                     (v.root->rank ? fmt::format(" rank {}", *v.root->rank) : "")
+                               : "none";
       if (e.args[0].value.kind == ast::PropertyValue::Kind::None) {
         if (v.root) fail(fmt::format("expected no root cause, got {}", got));
         return;
@@ -256,9 +258,16 @@ class TestRun {
       std::string symptom = resolve(e.args[0].value.text, symptomNames());
       bool ok = v.root && v.root->symptom == symptom;
       std::string want = symptom;
-      if (e.args.size() > 1 && e.args[1].kind == Arg::Kind::On) {
-        want += " on " + e.args[1].value.text;
-        ok = ok && v.root->node == e.args[1].value.text;
+      size_t i = 1;
+      if (i < e.args.size() && e.args[i].kind == Arg::Kind::On) {
+        want += " on " + e.args[i].value.text;
+        ok = ok && v.root->node == e.args[i].value.text;
+        ++i;
+      }
+      if (i + 1 < e.args.size() && e.args[i].value.text == "rank") {
+        int64_t rank = e.args[i + 1].value.intValue;
+        want += fmt::format(" rank {}", rank);
+        ok = ok && v.root->rank && *v.root->rank == rank;
       }
       if (!ok) fail(fmt::format("expected root {}, got {}", want, got));
     } else if (key == "bad_nodes" || key == "interesting_nodes") {
