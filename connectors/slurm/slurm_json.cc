@@ -143,16 +143,11 @@ void skip(SlurmJsonResult* out, size_t index, const std::string& why) {
   if (out->skipped++ == 0) out->skipError = fmt::format("jobs[{}]: {}", index, why);
 }
 
-}  // namespace
-
-ExitStatus decodeWaitStatus(int64_t status) {
-  ExitStatus e;
-  if ((status & 0x7f) != 0) e.signal = status & 0x7f;
-  else e.code = (status >> 8) & 0xff;
-  return e;
-}
-
-bool parseSlurmdbJson(std::string_view text, SlurmJsonResult* out, std::string* error) {
+// Parses the document and each of its `jobs` with `parse`, which fills a job or says why it
+// cannot (the job is then skipped and counted). False, with `error`, when the document itself
+// is unusable.
+template <typename ParseJob>
+bool parseJobs(std::string_view text, SlurmJsonResult* out, std::string* error, ParseJob parse) {
   json doc;
   if (!document(text, &doc, out, error)) return false;
   size_t index = 0;
@@ -163,41 +158,61 @@ bool parseSlurmdbJson(std::string_view text, SlurmJsonResult* out, std::string* 
       continue;
     }
     SlurmJob job;
+    std::string why;
+    if (!parse(j, &job, &why)) {
+      skip(out, at, why);
+      continue;
+    }
+    out->jobs.push_back(std::move(job));
+  }
+  return true;
+}
+
+}  // namespace
+
+ExitStatus decodeWaitStatus(int64_t status) {
+  ExitStatus e;
+  if ((status & 0x7f) != 0) e.signal = status & 0x7f;
+  else e.code = (status >> 8) & 0xff;
+  return e;
+}
+
+bool parseSlurmdbJson(std::string_view text, SlurmJsonResult* out, std::string* error) {
+  return parseJobs(text, out, error, [](const json& j, SlurmJob* job, std::string* why) {
     const json* array = member(j, "array");
     const json* het = member(j, "het");
-    job.id = jobIdOf(integer(j, "job_id"), array ? integer(*array, "job_id") : std::nullopt,
-                     array ? integer(*array, "task_id") : std::nullopt, het ? integer(*het, "job_id") : std::nullopt,
-                     het ? integer(*het, "job_offset") : std::nullopt);
-    if (job.id.empty()) {
-      skip(out, at, "no job_id");
-      continue;
+    job->id = jobIdOf(integer(j, "job_id"), array ? integer(*array, "job_id") : std::nullopt,
+                      array ? integer(*array, "task_id") : std::nullopt, het ? integer(*het, "job_id") : std::nullopt,
+                      het ? integer(*het, "job_offset") : std::nullopt);
+    if (job->id.empty()) {
+      *why = "no job_id";
+      return false;
     }
-    job.name = str(j, "name");
-    job.user = str(j, "user");
-    job.partition = str(j, "partition");
+    job->name = str(j, "name");
+    job->user = str(j, "user");
+    job->partition = str(j, "partition");
     const json* state = member(j, "state");
-    job.state = state ? stateName(member(*state, "current")) : "";
-    if (job.state.empty()) {
-      skip(out, at, fmt::format("job {} has no state.current", job.id));
-      continue;
+    job->state = state ? stateName(member(*state, "current")) : "";
+    if (job->state.empty()) {
+      *why = fmt::format("job {} has no state.current", job->id);
+      return false;
     }
-    if (state) job.reason = reasonOf(str(*state, "reason"));
-    job.exit = exitOf(member(j, "exit_code"));
-    job.derived = exitOf(member(j, "derived_exit_code"));
-    job.nodelist = str(j, "nodes");
-    std::string why;
-    if (!nodesOf(job.nodelist, &job.nodes, &why)) {
-      skip(out, at, fmt::format("job {}: {}", job.id, why));
-      continue;
+    if (state) job->reason = reasonOf(str(*state, "reason"));
+    job->exit = exitOf(member(j, "exit_code"));
+    job->derived = exitOf(member(j, "derived_exit_code"));
+    job->nodelist = str(j, "nodes");
+    std::string nodesWhy;
+    if (!nodesOf(job->nodelist, &job->nodes, &nodesWhy)) {
+      *why = fmt::format("job {}: {}", job->id, nodesWhy);
+      return false;
     }
     if (const json* time = member(j, "time")) {
-      job.start = epoch(member(*time, "start"));
-      job.end = epoch(member(*time, "end"));
+      job->start = epoch(member(*time, "start"));
+      job->end = epoch(member(*time, "end"));
     }
     // Cancelled while pending: slurmdbd later sets the start to the end; sacct says None.
-    if (job.nodes.empty()) job.start.reset();
-    job.cancelledBy = str(j, "kill_request_user");
-    bool stepsOk = true;
+    if (job->nodes.empty()) job->start.reset();
+    job->cancelledBy = str(j, "kill_request_user");
     if (const json* steps = member(j, "steps"); steps && steps->is_array()) {
       for (const auto& s : *steps) {
         SlurmStep step;
@@ -211,63 +226,48 @@ bool parseSlurmdbJson(std::string_view text, SlurmJsonResult* out, std::string* 
             for (const auto& n : *list) {
               if (n.is_string()) step.nodes.push_back(n.get<std::string>());
             }
-          } else if (!nodesOf(str(*nodes, "range"), &step.nodes, &why)) {
-            stepsOk = false;
-            break;
+          } else if (!nodesOf(str(*nodes, "range"), &step.nodes, &nodesWhy)) {
+            *why = fmt::format("job {}: {}", job->id, nodesWhy);
+            return false;
           }
         }
         if (const json* time = member(s, "time")) {
           step.start = epoch(member(*time, "start"));
           step.end = epoch(member(*time, "end"));
         }
-        job.steps.push_back(std::move(step));
+        job->steps.push_back(std::move(step));
       }
     }
-    if (!stepsOk) {
-      skip(out, at, fmt::format("job {}: {}", job.id, why));
-      continue;
-    }
-    out->jobs.push_back(std::move(job));
-  }
-  return true;
+    return true;
+  });
 }
 
 bool parseSlurmJobsJson(std::string_view text, SlurmJsonResult* out, std::string* error) {
-  json doc;
-  if (!document(text, &doc, out, error)) return false;
-  size_t index = 0;
-  for (const auto& j : doc["jobs"]) {
-    size_t at = index++;
-    if (!j.is_object()) {
-      skip(out, at, "not an object");
-      continue;
+  return parseJobs(text, out, error, [](const json& j, SlurmJob* job, std::string* why) {
+    job->id = jobIdOf(integer(j, "job_id"), integer(j, "array_job_id"), integer(j, "array_task_id"),
+                      integer(j, "het_job_id"), integer(j, "het_job_offset"));
+    job->state = stateName(member(j, "job_state"));
+    if (job->id.empty() || job->state.empty()) {
+      *why = job->id.empty() ? "no job_id" : fmt::format("job {} has no job_state", job->id);
+      return false;
     }
-    SlurmJob job;
-    job.id = jobIdOf(integer(j, "job_id"), integer(j, "array_job_id"), integer(j, "array_task_id"),
-                     integer(j, "het_job_id"), integer(j, "het_job_offset"));
-    job.state = stateName(member(j, "job_state"));
-    if (job.id.empty() || job.state.empty()) {
-      skip(out, at, job.id.empty() ? "no job_id" : fmt::format("job {} has no job_state", job.id));
-      continue;
+    job->name = str(j, "name");
+    job->user = str(j, "user_name");
+    job->partition = str(j, "partition");
+    job->reason = reasonOf(str(j, "state_reason"));
+    if (auto s = integer(j, "exit_code")) job->exit = decodeWaitStatus(*s);
+    if (auto s = integer(j, "derived_exit_code")) job->derived = decodeWaitStatus(*s);
+    job->nodelist = str(j, "nodes");
+    std::string nodesWhy;
+    if (!nodesOf(job->nodelist, &job->nodes, &nodesWhy)) {
+      *why = fmt::format("job {}: {}", job->id, nodesWhy);
+      return false;
     }
-    job.name = str(j, "name");
-    job.user = str(j, "user_name");
-    job.partition = str(j, "partition");
-    job.reason = reasonOf(str(j, "state_reason"));
-    if (auto s = integer(j, "exit_code")) job.exit = decodeWaitStatus(*s);
-    if (auto s = integer(j, "derived_exit_code")) job.derived = decodeWaitStatus(*s);
-    job.nodelist = str(j, "nodes");
-    std::string why;
-    if (!nodesOf(job.nodelist, &job.nodes, &why)) {
-      skip(out, at, fmt::format("job {}: {}", job.id, why));
-      continue;
-    }
-    job.start = epoch(member(j, "start_time"));
-    job.end = epoch(member(j, "end_time"));
-    if (job.nodes.empty()) job.start.reset();  // never ran
-    out->jobs.push_back(std::move(job));
-  }
-  return true;
+    job->start = epoch(member(j, "start_time"));
+    job->end = epoch(member(j, "end_time"));
+    if (job->nodes.empty()) job->start.reset();  // never ran
+    return true;
+  });
 }
 
 size_t mergeExitCodes(std::vector<SlurmJob>* jobs, const std::vector<SlurmJob>& text) {
