@@ -16,12 +16,10 @@
 #include <regex>
 #include <thread>
 
-#include "compiler/bundle_writer.h"
-#include "compiler/compilation.h"
 #include "connectors/loki/loki_source.h"
 #include "connectors/source.h"
-#include "runtime/bundle.h"
 #include "runtime/engine.h"
+#include "tests/runtime/engine_util.h"
 
 namespace attrib::connectors::loki {
 namespace {
@@ -277,17 +275,8 @@ TEST(LokiQuery, PlaceholdersAreFilledAndNodeNamesEscaped) {
 // gzip file is corrupt. The verdict comes from what could be read, and the reports say what
 // could not.
 TEST(Sources, TheVerdictComesFromTheRemainingEvidenceAndTheReportsSayWhatFailed) {
-  DiagnosticSink sink;
-  Compilation compilation(sink);
-  std::string error;
-  ASSERT_TRUE(compilation.addPath(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", &error)) << error;
-  compilation.check();
-  BundleResult built = buildBundle(compilation, {"stdlib", "test"}, "test");
-  ASSERT_TRUE(built.ok) << built.error;
-  auto bundle = runtime::loadBundle(built.bytes, &error);
-  ASSERT_TRUE(bundle) << error;
-  auto engine = runtime::Engine::create(bundle, &error);
-  ASSERT_TRUE(engine) << error;
+  auto engine = attrib::testing::stdlibEngine();
+  ASSERT_TRUE(engine);
 
   StubLoki loki;
   const int64_t t = 1'795'949'000'000'000'000LL;
@@ -314,7 +303,7 @@ TEST(Sources, TheVerdictComesFromTheRemainingEvidenceAndTheReportsSayWhatFailed)
   lokiOptions.query = R"({node=~"${nodes}"})";
   prometheus::PrometheusOptions promOptions;
   promOptions.url = "http://127.0.0.1:1";
-  promOptions.metrics = bundle->program.metricNames();
+  promOptions.metrics = engine->bundle().program.metricNames();
   promOptions.timeout = std::chrono::seconds(2);
   files::FileSourceOptions fileOptions;
   fileOptions.roots = {root.string()};

@@ -17,21 +17,10 @@ namespace attrib {
 namespace {
 
 using testing::at;
+using testing::countOf;
+using testing::diagnose;
 using testing::line;
-
-runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<runtime::LogLine> lines,
-                          runtime::Workload workload = {}, std::vector<runtime::MetricSample> metrics = {}) {
-  runtime::WorkloadEvidence evidence;
-  evidence.workload = std::move(workload);
-  evidence.lines = std::move(lines);
-  evidence.metrics = std::move(metrics);
-  return engine.diagnose(std::move(evidence));
-}
-
-uint64_t countOf(const runtime::Verdict& v, const std::string& symptom) {
-  for (const auto& [name, n] : v.symptomCounts) if (name == symptom) return n;
-  return 0;
-}
+using testing::logFile;
 
 const char* kCascade = R"(
 package t
@@ -108,7 +97,7 @@ outcome ranks_known {
   std::ofstream(file) << "2026-01-01T00:00:00Z Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE)\n"
                       << "2026-01-01T00:00:01Z [rank9]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=6)\n";
   runtime::WorkloadEvidence evidence;
-  evidence.logs.push_back({file.string(), "n1", "applog", "n1/rank7.log", 7});
+  evidence.logs.push_back(logFile(file.string(), "n1", "applog", "n1/rank7.log", 7));
   runtime::Verdict v = engine->diagnose(std::move(evidence));
   std::filesystem::remove(file);
   EXPECT_EQ(countOf(v, "t.timeout"), 2u);
@@ -360,8 +349,8 @@ symptom xid79 {
   std::ofstream(dir / "dmesg.log") << "[10523.000001] " << kXid << "\n";
   runtime::WorkloadEvidence evidence;
   evidence.workload.start = at("2026-11-29T08:00:00Z");
-  evidence.logs = {{(dir / "dmesg.log").string(), "n2", "dmesg", "", std::nullopt},
-                   {(dir / "syslog.log").string(), "n2", "syslog", "", std::nullopt}};
+  evidence.logs = {logFile((dir / "dmesg.log").string(), "n2", "dmesg"),
+                   logFile((dir / "syslog.log").string(), "n2", "syslog")};
   auto v = engine->diagnose(std::move(evidence));
   fs::remove_all(dir);
   ASSERT_TRUE(v.root);

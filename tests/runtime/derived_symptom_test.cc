@@ -19,6 +19,8 @@ namespace attrib {
 namespace {
 
 using testing::at;
+using testing::countOf;
+using testing::diagnose;
 
 const char* kT0 = "2026-01-01T10:00:00Z";
 
@@ -36,18 +38,6 @@ runtime::Workload workload(int64_t ranks, int64_t perNode, std::vector<std::stri
   w.start = at("2026-01-01T09:00:00Z");
   w.end = at("2026-01-01T11:00:00Z");
   return w;
-}
-
-runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<runtime::LogLine> lines, runtime::Workload w) {
-  runtime::WorkloadEvidence evidence;
-  evidence.workload = std::move(w);
-  evidence.lines = std::move(lines);
-  return engine.diagnose(std::move(evidence));
-}
-
-uint64_t countOf(const runtime::Verdict& v, const std::string& symptom) {
-  for (const auto& [name, n] : v.symptomCounts) if (name == symptom) return n;
-  return 0;
 }
 
 // The instances of `symptom` the verdict lists (the root and the other causes), by rank then node.

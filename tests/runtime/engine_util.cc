@@ -10,16 +10,16 @@
 
 namespace attrib::testing {
 
-std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::string* bundleBytes) {
-  DiagnosticSink sink;
-  Compilation c(sink);
-  c.addSource("t.attr", rules);
-  c.check();
+namespace {
+
+// Builds and loads the checked compilation's bundle, named `name`.
+std::shared_ptr<const runtime::Engine> engineOf(Compilation& c, const DiagnosticSink& sink, const LowerOptions& name,
+                                               std::string* bundleBytes) {
   for (const auto& d : sink.diagnostics()) {
     if (d.severity == Severity::Error) ADD_FAILURE() << renderText(d, c.sources());
   }
   if (sink.errorCount()) return nullptr;
-  BundleResult built = buildBundle(c, {"test", "1.0"}, "test");
+  BundleResult built = buildBundle(c, name, "test");
   EXPECT_TRUE(built.ok) << built.error;
   if (bundleBytes) *bundleBytes = built.bytes;
   std::string error;
@@ -29,6 +29,55 @@ std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::
   auto engine = runtime::Engine::create(bundle, &error);
   EXPECT_TRUE(engine) << error;
   return engine;
+}
+
+}  // namespace
+
+std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::string* bundleBytes) {
+  DiagnosticSink sink;
+  Compilation c(sink);
+  c.addSource("t.attr", rules);
+  c.check();
+  return engineOf(c, sink, {"test", "1.0"}, bundleBytes);
+}
+
+std::shared_ptr<const runtime::Engine> stdlibEngine() {
+  static std::shared_ptr<const runtime::Engine> engine = [] {
+    DiagnosticSink sink;
+    Compilation c(sink);
+    std::string error;
+    EXPECT_TRUE(c.addPath(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", &error)) << error;
+    c.check();
+    return engineOf(c, sink, {"stdlib", "test"}, nullptr);
+  }();
+  return engine;
+}
+
+runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<runtime::LogLine> lines,
+                          runtime::Workload workload, std::vector<runtime::MetricSample> metrics) {
+  runtime::WorkloadEvidence evidence;
+  evidence.workload = std::move(workload);
+  evidence.lines = std::move(lines);
+  evidence.metrics = std::move(metrics);
+  return engine.diagnose(std::move(evidence));
+}
+
+uint64_t countOf(const runtime::Verdict& v, const std::string& symptom) {
+  for (const auto& [name, n] : v.symptomCounts) {
+    if (name == symptom) return n;
+  }
+  return 0;
+}
+
+runtime::LogFile logFile(const std::string& path, const std::string& node, const std::string& source,
+                         const std::string& name, std::optional<int64_t> rank) {
+  runtime::LogFile file;
+  file.path = path;
+  file.node = node;
+  file.source = source;
+  file.name = name;
+  file.rank = rank;
+  return file;
 }
 
 int64_t at(const std::string& rfc3339) {

@@ -1,20 +1,38 @@
 // Test helpers: compile .attr text into a loaded engine, and build evidence by hand.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/engine.h"
+#include "runtime/verdict.h"
 
 namespace attrib::testing {
 
 // Compiles `rules` (one file) into a bundle and loads it; fails the test on any error.
 std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::string* bundleBytes = nullptr);
 
+// The stdlib (ATTRIB_SOURCE_DIR/stdlib-rules), compiled once per test binary; fails the test on
+// any error (and gives null).
+std::shared_ptr<const runtime::Engine> stdlibEngine();
+
 // A log line at `time` (RFC 3339) on `node`/`source`.
 runtime::LogLine line(const std::string& node, const std::string& source, const std::string& time,
                       const std::string& text);
 
 int64_t at(const std::string& rfc3339);
+
+// Diagnoses evidence made of `lines` (and `metrics`) for `workload`.
+runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<runtime::LogLine> lines,
+                          runtime::Workload workload = {}, std::vector<runtime::MetricSample> metrics = {});
+
+// How many live instances of `symptom` the verdict counted (0 when none).
+uint64_t countOf(const runtime::Verdict& v, const std::string& symptom);
+
+// A log file to scan, read from `path`.
+runtime::LogFile logFile(const std::string& path, const std::string& node, const std::string& source,
+                         const std::string& name = "", std::optional<int64_t> rank = std::nullopt);
 
 }  // namespace attrib::testing

@@ -8,30 +8,17 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "compiler/bundle_writer.h"
-#include "compiler/compilation.h"
 #include "connectors/local/workload_dir.h"
-#include "runtime/bundle.h"
 #include "runtime/engine.h"
+#include "tests/runtime/engine_util.h"
 
 namespace attrib::runtime {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
+using attrib::testing::stdlibEngine;
 
-std::shared_ptr<const Engine> stdlibEngine() {
-  static std::shared_ptr<const Engine> engine = [] {
-    DiagnosticSink sink;
-    Compilation compilation(sink);
-    std::string error;
-    compilation.addPath(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", &error);
-    compilation.check();
-    BundleResult built = buildBundle(compilation, {"stdlib", "test"}, "test");
-    return Engine::create(loadBundle(built.bytes, &error), &error);
-  }();
-  return engine;
-}
 
 std::vector<fs::path> workloadDirs() {
   std::vector<fs::path> out;

@@ -12,27 +12,14 @@
 #include <set>
 #include <thread>
 
-#include "compiler/bundle_writer.h"
-#include "compiler/compilation.h"
-#include "runtime/bundle.h"
+#include "tests/runtime/engine_util.h"
 
 namespace attrib::service {
 namespace {
 
 using nlohmann::json;
+using attrib::testing::stdlibEngine;
 
-std::shared_ptr<const runtime::Engine> stdlibEngine() {
-  static std::shared_ptr<const runtime::Engine> engine = [] {
-    DiagnosticSink sink;
-    Compilation compilation(sink);
-    std::string error;
-    compilation.addPath(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", &error);
-    compilation.check();
-    BundleResult built = buildBundle(compilation, {"stdlib", "test"}, "test");
-    return runtime::Engine::create(runtime::loadBundle(built.bytes, &error), &error);
-  }();
-  return engine;
-}
 
 class Running {
  public:
