@@ -7,6 +7,7 @@
 #include "compiler/check_internal.h"
 #include "compiler/regex_check.h"
 #include "compiler/vocabulary.h"
+#include "ir/ir.h"
 
 namespace attrib::check_detail {
 
@@ -283,13 +284,10 @@ void Checker::checkMessage(const ast::SymptomDecl& s, const Scope& scope) {
     const std::string& text = p.values[0].text;
     std::vector<std::string> names = {"rank", "node", "gpu"};
     for (auto& [name, _] : scope.lets) names.push_back(name);
-    for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open + 1)) {
-      size_t close = text.find('}', open);
-      if (close == std::string::npos) {
-        sink_.report(DiagKind::InvalidValue, p.values[0].range, "a '{' in the message is never closed");
-        break;
-      }
-      std::string name = text.substr(open + 1, close - open - 1);
+    bool unclosed = false;
+    for (const auto& part : ir::splitMessage(text, &unclosed)) {
+      if (!part.placeholder) continue;
+      const std::string& name = part.text;
       if (!contains(names, name)) {
         sink_.report(DiagKind::InvalidValue, p.values[0].range,
                      fmt::format("the message names '{{{}}}', which is no let of this symptom{}", name,
@@ -297,6 +295,7 @@ void Checker::checkMessage(const ast::SymptomDecl& s, const Scope& scope) {
             .note({}, fmt::format("placeholders: {}", fmt::join(names, ", ")));
       }
     }
+    if (unclosed) sink_.report(DiagKind::InvalidValue, p.values[0].range, "a '{' in the message is never closed");
   }
 }
 

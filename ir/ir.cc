@@ -53,6 +53,25 @@ bool workloadFieldFromName(const std::string& name, WorkloadField* out) {
 }
 const char* opName(Op op) { return kOps[static_cast<size_t>(op)]; }
 
+std::vector<MessagePart> splitMessage(const std::string& message, bool* unclosed) {
+  std::vector<MessagePart> parts;
+  if (unclosed) *unclosed = false;
+  size_t at = 0;
+  while (at < message.size()) {
+    size_t open = message.find('{', at);
+    size_t close = open == std::string::npos ? std::string::npos : message.find('}', open);
+    if (close == std::string::npos) {
+      if (open != std::string::npos && unclosed) *unclosed = true;
+      parts.push_back({false, message.substr(at)});
+      break;
+    }
+    if (open > at) parts.push_back({false, message.substr(at, open - at)});
+    parts.push_back({true, message.substr(open + 1, close - open - 1)});
+    at = close + 1;
+  }
+  return parts;
+}
+
 bool isAggregate(Op op) {
   switch (op) {
     case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct: case Op::MinBy:

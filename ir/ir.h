@@ -221,6 +221,18 @@ struct Program {
   std::vector<std::string> metricNames() const;
 };
 
+// Derived symptoms (`on ranks`, `on nodes`) are evaluated once per candidate, after filtering.
+inline bool isDerived(StreamKind stream) { return stream == StreamKind::Ranks || stream == StreamKind::Nodes; }
+
+// A derived symptom's message, split into literal text and `{name}` placeholders, in order. A
+// `{` with no `}` after it starts literal text that runs to the end; `unclosed` says so. The
+// compiler checks the names, the runtime fills them in: both read the message through this.
+struct MessagePart {
+  bool placeholder = false;
+  std::string text;  // the literal text, or the placeholder's name
+};
+std::vector<MessagePart> splitMessage(const std::string& message, bool* unclosed = nullptr);
+
 // Whether an aggregate's value is the same wherever it is evaluated while the instances do not
 // change: it reads no slot but those it and the aggregates inside it bind, no `on same` key
 // (which compares with slot 0), no rule binding (`same`) and no metric window. Evaluators may

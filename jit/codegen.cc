@@ -67,8 +67,7 @@ class Codegen {
   bool isCold(const PredicateRef& ref) const {
     if (ref.kind == PredicateRef::Kind::OutcomeWhen) return true;
     if (ref.kind != PredicateRef::Kind::SymptomWhen) return false;
-    ir::StreamKind stream = program_.symptoms[ref.index].stream;
-    return stream == ir::StreamKind::Ranks || stream == ir::StreamKind::Nodes;
+    return ir::isDerived(program_.symptoms[ref.index].stream);
   }
 
   llvm::Function* function(const PredicateRef& ref, const ir::Expr& e, int32_t bindings) {

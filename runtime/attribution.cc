@@ -246,8 +246,7 @@ class Run {
   void deriveInstances() {
     std::vector<int32_t> derived;
     for (size_t s = 0; s < program_.symptoms.size(); ++s) {
-      ir::StreamKind k = program_.symptoms[s].stream;
-      if (k == ir::StreamKind::Ranks || k == ir::StreamKind::Nodes) derived.push_back(static_cast<int32_t>(s));
+      if (ir::isDerived(program_.symptoms[s].stream)) derived.push_back(static_cast<int32_t>(s));
     }
     if (derived.empty()) return;
     const Workload& w = evidence_.workload;
@@ -347,16 +346,7 @@ class Run {
       return out;
     }
     std::string out;
-    const std::string& m = symptom.message;
-    for (size_t i = 0; i < m.size(); ++i) {
-      size_t close = m[i] == '{' ? m.find('}', i) : std::string::npos;
-      if (close == std::string::npos) {
-        out += m[i];
-        continue;
-      }
-      out += value(m.substr(i + 1, close - i - 1));
-      i = close;
-    }
+    for (const auto& part : ir::splitMessage(symptom.message)) out += part.placeholder ? value(part.text) : part.text;
     return out;
   }
 
