@@ -180,6 +180,22 @@ class Scenario:
                 files["logs/%s/k8s_events.log" % node] = self.events[node]
         return files
 
+    def node_failure(self, dead, at):
+        """Slurm notices that `dead` (silent since `at`) failed, four to five minutes later: srun and slurmstepd say
+        so, the other nodes' torchrun get SIGTERM, the step is force-terminated; the job ends NODE_FAIL. Returns
+        the files."""
+        rng, job, b = self.rng, self.job, self.app[self.batch]
+        detected = at + secs(rng.uniform(250, 300))
+        b.record(detected, "srun: error: Node failure on %s" % dead)
+        b.record(detected + secs(0.2), "slurmstepd: error: *** JOB %d ON %s CANCELLED AT %s DUE TO NODE FAILURE, SEE "
+                 "SLURMCTLD LOG FOR DETAILS ***" % (job.job_id, self.batch, slurm_time(detected)))
+        cancel = detected + secs(0.3)
+        for nd in self.nodes:
+            if nd != dead:
+                self.agent_sigterm(nd, cancel + secs(rng.uniform(0.05, 0.3)))
+        b.record(cancel + secs(2.1), "srun: Force Terminated StepId=%d.0" % job.job_id)
+        return self.finish(cancel + secs(3), "NODE_FAIL", 1, "NodeDown")
+
     def finish(self, end, state, exit_code, reason, extra_noise=None):
         rng, job = self.rng, self.job
         for ni, node in enumerate(self.nodes):
@@ -714,16 +730,7 @@ def slurm_scenario(name, seed, n, kind, line=True, extra=None):
                                   "NET/IB : Got completion from peer %s<%d> with error 12, opcode 0, len 0, vendor err "
                                   "129 (Recv)" % (nd, job.pid[r], job.pid[r] + 61, r % 8, job.ip[dead],
                                                   rng.randrange(40000, 60000)))
-        detected = at + secs(rng.uniform(250, 300))
-        b.record(detected, "srun: error: Node failure on %s" % dead)
-        b.record(detected + secs(0.2), "slurmstepd: error: *** JOB %d ON %s CANCELLED AT %s DUE TO NODE FAILURE, SEE "
-                 "SLURMCTLD LOG FOR DETAILS ***" % (job.job_id, sc.batch, slurm_time(detected)))
-        cancel = detected + secs(0.3)
-        for nd in sc.nodes:
-            if nd != dead:
-                sc.agent_sigterm(nd, cancel + secs(rng.uniform(0.05, 0.3)))
-        b.record(cancel + secs(2.1), "srun: Force Terminated StepId=%d.0" % job.job_id)
-        files = sc.finish(cancel + secs(3), "NODE_FAIL", 1, "NodeDown")
+        files = sc.node_failure(dead, at)
         return files, truth("scheduler.slurm.slurm_node_failure", "node-failure",
                             "scheduler.slurm.node_failure_named", [dead])
     due = {"time_limit": " DUE TO TIME LIMIT", "preempted": " DUE TO PREEMPTION", "cancelled": ""}[kind]
@@ -888,17 +895,7 @@ def host_kernel_scenario(name, seed, n, kind):
         k(0.002, "Kernel panic - not syncing: Fatal machine check")
         sc.silent.add(bad)
         sc.stopped[bad] = at
-        b = sc.app[sc.batch]
-        detected = at + secs(rng.uniform(250, 300))
-        b.record(detected, "srun: error: Node failure on %s" % bad)
-        b.record(detected + secs(0.2), "slurmstepd: error: *** JOB %d ON %s CANCELLED AT %s DUE TO NODE FAILURE, SEE "
-                 "SLURMCTLD LOG FOR DETAILS ***" % (job.job_id, sc.batch, slurm_time(detected)))
-        cancel = detected + secs(0.3)
-        for nd in sc.nodes:
-            if nd != bad:
-                sc.agent_sigterm(nd, cancel + secs(rng.uniform(0.05, 0.3)))
-        b.record(cancel + secs(2.1), "srun: Force Terminated StepId=%d.0" % job.job_id)
-        files = sc.finish(cancel + secs(3), "NODE_FAIL", 1, "NodeDown")
+        files = sc.node_failure(bad, at)
         return files, truth("host.kernel.host_memory_error", "host-hardware", "host.kernel.mce_fatal", [bad])
     # soft_lockup
     local = rng.randrange(8)
