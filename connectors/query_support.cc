@@ -1,8 +1,16 @@
 #include "connectors/query_support.h"
 
+#include <fmt/format.h>
+
 #include <string_view>
 
 namespace attrib::connectors {
+
+void noteCap(size_t read, size_t max, const char* unit, runtime::ConnectorReport* report) {
+  if (read < max) return;
+  report->status = runtime::ConnectorReport::Status::Partial;
+  report->reason = fmt::format("more than {} {}; the rest were not read", max, unit);
+}
 
 std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after,
                                        runtime::ConnectorReport* report) {

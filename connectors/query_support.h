@@ -1,6 +1,7 @@
 // Pieces shared by the connectors that query servers by time and by node (Loki, Prometheus).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,11 @@ struct TimeWindow {
 // then `report` is marked an error saying so.
 std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after,
                                        runtime::ConnectorReport* report);
+
+// When `read` reached the cap `max`, marks `report` partial: "more than MAX UNIT; the rest were
+// not read" (UNIT: "lines", "samples"). A cap overrides any other status: it is what a reader of
+// the verdict must know first.
+void noteCap(size_t read, size_t max, const char* unit, runtime::ConnectorReport* report);
 
 // `values` as a regex alternation "a|b\\.c" for a double-quoted LogQL/PromQL string: regex
 // metacharacters are escaped for the regex and the backslashes and quotes again for the string.

@@ -193,10 +193,7 @@ std::vector<runtime::LogLine> fetchLogs(const LokiOptions& options, const runtim
     report->status = runtime::ConnectorReport::Status::Empty;
     report->reason = "no lines in the window";
   }
-  if (out.size() >= options.maxLines) {
-    report->status = runtime::ConnectorReport::Status::Partial;
-    report->reason = fmt::format("more than {} lines; the rest were not read", options.maxLines);
-  }
+  noteCap(out.size(), options.maxLines, "lines", report);
   finish();
   return out;
 }

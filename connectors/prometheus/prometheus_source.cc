@@ -149,10 +149,7 @@ std::vector<runtime::MetricSample> fetchMetrics(const PrometheusOptions& options
     report->status = runtime::ConnectorReport::Status::Empty;
     report->reason = options.metrics.empty() ? "the rules read no metrics" : "no samples in the window";
   }
-  if (out.size() >= options.maxSamples) {
-    report->status = runtime::ConnectorReport::Status::Partial;
-    report->reason = fmt::format("more than {} samples; the rest were not read", options.maxSamples);
-  }
+  noteCap(out.size(), options.maxSamples, "samples", report);
   finish();
   return out;
 }
