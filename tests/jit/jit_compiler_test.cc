@@ -12,15 +12,17 @@
 #include "compiler/bundle_writer.h"
 #include "compiler/compilation.h"
 #include "compiler/diagnostic_render.h"
-#include "connectors/local/workload_dir.h"
 #include "runtime/bundle.h"
 #include "runtime/engine.h"
 #include "tests/runtime/engine_util.h"
+#include "tests/runtime/workload_dirs.h"
 
 namespace attrib::jit {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::evidenceOf;
+using testing::workloadDirs;
 
 std::shared_ptr<const runtime::Bundle> bundleOf(const std::vector<std::string>& paths) {
   DiagnosticSink sink;
@@ -47,29 +49,6 @@ std::string deterministic(runtime::Verdict v) {
   runtime::RenderOptions render;
   render.timings = false;
   return runtime::toJson(v, render);
-}
-
-runtime::WorkloadEvidence evidenceOf(const fs::path& dir) {
-  connectors::WorkloadDir wd;
-  std::string error;
-  EXPECT_TRUE(connectors::readWorkloadDir(dir.string(), &wd, &error)) << dir << ": " << error;
-  runtime::WorkloadEvidence ev;
-  ev.workload = std::move(wd.workload);
-  ev.logs = std::move(wd.logs);
-  ev.metrics = std::move(wd.metrics);
-  ev.reports = std::move(wd.reports);
-  return ev;
-}
-
-std::vector<fs::path> workloadDirs() {
-  std::vector<fs::path> dirs;
-  for (const char* parent : {"examples", "tests/scenarios"}) {
-    for (const auto& entry : fs::directory_iterator(fs::path(ATTRIB_SOURCE_DIR) / parent)) {
-      if (entry.is_directory() && fs::exists(entry.path() / "workload.json")) dirs.push_back(entry.path());
-    }
-  }
-  std::sort(dirs.begin(), dirs.end());
-  return dirs;
 }
 
 TEST(JitVerdicts, EveryExampleAndScenarioIsByteIdenticalWithAndWithoutTheJit) {

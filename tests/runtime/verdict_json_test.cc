@@ -8,40 +8,20 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "connectors/local/workload_dir.h"
 #include "runtime/engine.h"
 #include "tests/runtime/engine_util.h"
+#include "tests/runtime/workload_dirs.h"
 
 namespace attrib::runtime {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
+using attrib::testing::evidenceOf;
 using attrib::testing::stdlibEngine;
+using attrib::testing::workloadDirs;
 
-
-std::vector<fs::path> workloadDirs() {
-  std::vector<fs::path> out;
-  for (const char* parent : {"tests/scenarios", "examples"}) {
-    for (const auto& e : fs::directory_iterator(fs::path(ATTRIB_SOURCE_DIR) / parent)) {
-      if (e.is_directory() && fs::exists(e.path() / "workload.json")) out.push_back(e.path());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string verdictJson(const fs::path& dir) {
-  connectors::WorkloadDir wd;
-  std::string error;
-  EXPECT_TRUE(connectors::readWorkloadDir(dir.string(), &wd, &error)) << error;
-  WorkloadEvidence evidence;
-  evidence.workload = wd.workload;
-  evidence.logs = wd.logs;
-  evidence.metrics = wd.metrics;
-  evidence.reports = wd.reports;
-  return toJson(stdlibEngine()->diagnose(std::move(evidence)));
-}
+std::string verdictJson(const fs::path& dir) { return toJson(stdlibEngine()->diagnose(evidenceOf(dir))); }
 
 TEST(VerdictJson, EveryScenarioVerdictRoundTripsByteForByte) {
   ASSERT_TRUE(stdlibEngine());
