@@ -287,10 +287,7 @@ class Run {
         for (const auto& let : symptom.lets) {
           Value v = interpreter_.eval(let.value, ctx);
           if (v.isNull()) continue;
-          std::string text = v.type == ir::Type::String ? std::string(v.s)
-                             : v.type == ir::Type::Bool ? (v.i ? "true" : "false")
-                                                        : valueText(v.type, v.i, v.f);
-          c.captures.emplace_back(let.name, std::move(text));
+          c.captures.emplace_back(let.name, v.type == ir::Type::String ? std::string(v.s) : valueText(v.type, v.i, v.f));
         }
         c.text = message(symptom, c);
         c.sequence = nextSequence();

@@ -173,6 +173,7 @@ std::string valueText(ir::Type type, int64_t i, double f) {
     case Type::Duration: return formatDuration(i);
     case Type::Time: return formatTimestamp(i);
     case Type::State: return ir::stateName(static_cast<ir::State>(i));
+    case Type::Bool: return i ? "true" : "false";
     default: return {};
   }
 }
@@ -498,9 +499,7 @@ Value Interpreter::call(const ir::Expr& e, EvalContext& ctx) {
     case Op::ToString: {
       switch (a.type) {
         case Type::String: return a;
-        case Type::Bool: return text(a.i ? "true" : "false");
-        case Type::State: return text(ir::stateName(static_cast<ir::State>(a.i)));
-        case Type::Int: case Type::Float: case Type::Duration: case Type::Time:
+        case Type::Bool: case Type::State: case Type::Int: case Type::Float: case Type::Duration: case Type::Time:
           return text(keep(valueText(a.type, a.i, a.f)));
         default: return null();
       }

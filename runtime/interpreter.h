@@ -113,7 +113,7 @@ std::string formatDuration(int64_t nanos);
 Value workloadValue(ir::WorkloadField f, const Workload& w);  // s points into `w`
 bool parseIntText(std::string_view s, int64_t* out);          // int("42"), strict
 bool parseFloatText(std::string_view s, double* out);         // float("1.5"), strict
-// string() of an Int, Float, Duration, Time or State value; empty for other types.
+// string() of a Bool, Int, Float, Duration, Time or State value; empty for other types.
 std::string valueText(ir::Type type, int64_t i, double f);
 std::string lowerAscii(std::string_view s);
 // percentile(S, x, p): the p-th percentile (0..100) of `values`, linear interpolation between the
