@@ -246,11 +246,9 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
           .note(stream.range, "this symptom's stream is chosen here");
     }
   } else {
-    static const std::vector<std::string> builtins = {"time",  "node",   "rank",   "gpu",       "symptom", "family",
-                                                      "source", "text",  "value",  "metric",    "state",
-                                                      "exit_code", "signal", "reason"};
     for (auto& let : s.lets) {
-      if (contains(builtins, let.name.text)) {
+      ir::Field builtin;
+      if (ir::fieldFromName(let.name.text, &builtin)) {
         sink_.report(DiagKind::InvalidValue, let.name.range,
                      fmt::format("'{}' is a built-in field of every instance; give the let another name", let.name.text));
         continue;

@@ -105,6 +105,11 @@ class ExprChecker {
  private:
   Type mismatch(const Expr& e, std::string message);
   static bool truthy(const Type& t) { return t.is(TypeKind::Bool) || t.is(TypeKind::SymptomSet); }
+  // A value string() can print and a let can hold.
+  static bool scalar(const Type& t) {
+    return t.isNumeric() || t.is(TypeKind::String) || t.is(TypeKind::Bool) || t.is(TypeKind::Time) ||
+           t.is(TypeKind::Duration) || t.is(TypeKind::State);
+  }
   Type typeOf(Expr& e, Scope& scope);
   // The captures any of `symptoms` may carry.
   std::set<std::string> capturesOf(const std::vector<std::string>& symptoms);

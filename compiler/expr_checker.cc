@@ -5,6 +5,7 @@
 #include "compiler/check_internal.h"
 #include "compiler/regex_check.h"
 #include "compiler/vocabulary.h"
+#include "ir/ir.h"
 
 namespace attrib::check_detail {
 
@@ -62,10 +63,7 @@ bool ExprChecker::expectBool(Expr& e, Scope& scope, const char* what, std::set<s
 Type ExprChecker::checkValue(Expr& e, Scope& scope, const char* what) {
   Type t = typeOf(e, scope);
   if (t.isError()) return t;
-  if (t.isNumeric() || t.is(TypeKind::String) || t.is(TypeKind::Bool) || t.is(TypeKind::Time) ||
-      t.is(TypeKind::Duration) || t.is(TypeKind::State)) {
-    return t;
-  }
+  if (scalar(t)) return t;
   return mismatch(e, fmt::format("{} holds a number, string, bool, time, duration or state, not {}", what,
                                  t.withArticle()));
 }
@@ -237,10 +235,10 @@ Type ExprChecker::nameType(Expr& e, Scope& scope) {
     if (scope.kind == Scope::Kind::SymptomClause) stream = scope.stream;
     // The candidate of a derived symptom has no captures while it is evaluated: its lets become
     // captures afterwards. A let not in scope.lets is the one being defined or a later one.
-    static const std::vector<std::string> common = {"time",    "node",   "rank",   "gpu",
-                                                    "symptom", "family", "source", "text"};
+    ir::Field field;
+    bool common = ir::fieldFromName(head, &field) && field <= ir::Field::Text;  // every instance's fields
     if (scope.kind == Scope::Kind::Derived && scope.implicitSymptoms.size() == 1 &&
-        isDerived(scope.implicitSymptoms[0]) && !contains(common, head) &&
+        isDerived(scope.implicitSymptoms[0]) && !common &&
         capturesOf(scope.implicitSymptoms).count(head)) {
       sink_.report(DiagKind::UnknownName, e.name.range,
                    fmt::format("'{}' is a let of this symptom that is not defined yet here; a let reads only "
@@ -474,10 +472,6 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     if (ok) return true;
     mismatch(*e.args[i].value, fmt::format("{}() needs {}, not {}", fn, what, args[i].withArticle()));
     return false;
-  };
-  auto scalar = [](const Type& t) {
-    return t.isNumeric() || t.is(TypeKind::String) || t.is(TypeKind::Bool) || t.is(TypeKind::Time) ||
-           t.is(TypeKind::Duration) || t.is(TypeKind::State);
   };
   if (fn == "int" || fn == "float") {
     if (!arity(1) || !want(0, args[0].isNumeric() || args[0].is(TypeKind::String), "a number or a string"))
