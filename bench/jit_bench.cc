@@ -61,12 +61,12 @@ std::shared_ptr<const runtime::Bundle> load(const std::string& path) {
 
 // Evidence for bench/predicates.attr: link errors, collective timeouts and progress lines on
 // `nodes` nodes, and a temperature and an ECC series per GPU.
-runtime::WorkloadEvidence evidence(double scale) {
+evidence::WorkloadEvidence workloadEvidence(double scale) {
   std::mt19937_64 rng(7);
   const int nodes = 32, gpus = 8;
   const int64_t start = 1'700'000'000'000'000'000LL, second = 1'000'000'000LL;
   const int duration = static_cast<int>(3600 * scale);
-  runtime::WorkloadEvidence ev;
+  evidence::WorkloadEvidence ev;
   ev.workload.id = "bench";
   ev.workload.scheduler = "static";
   ev.workload.state = ir::State::Failed;
@@ -74,7 +74,7 @@ runtime::WorkloadEvidence evidence(double scale) {
   ev.workload.end = start + duration * second;
   for (int n = 0; n < nodes; ++n) ev.workload.nodes.push_back(fmt::format("gpu-{:04}", n));
   auto line = [&](int node, int64_t t, int rank, std::string text) {
-    runtime::LogLine l;
+    evidence::LogLine l;
     l.node = ev.workload.nodes[node];
     l.source = "applog";
     l.time = t;
@@ -108,7 +108,7 @@ runtime::WorkloadEvidence evidence(double scale) {
         temp = std::clamp(temp + static_cast<double>(rng() % 5) - 2.0, 60.0, 99.0);
         if (rng() % 200 == 0) ecc += 1;
         for (auto [name, value] : {std::pair{"DCGM_FI_DEV_GPU_TEMP", temp}, std::pair{"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", ecc}}) {
-          runtime::MetricSample s;
+          evidence::MetricSample s;
           s.name = name;
           s.node = ev.workload.nodes[n];
           s.gpu = std::to_string(g);
@@ -138,7 +138,7 @@ struct PredicateWorkload {
 };
 
 PredicateWorkload predicateWorkload(const runtime::Bundle& bundle, const runtime::RegexTable& regexes,
-                                    const runtime::WorkloadEvidence& ev) {
+                                    const evidence::WorkloadEvidence& ev) {
   PredicateWorkload w;
   runtime::LogScanner scanner(bundle, regexes);
   w.instances = scanner.scanLines(ev.lines, ev.workload, {}).instances;
@@ -165,7 +165,7 @@ PredicateWorkload predicateWorkload(const runtime::Bundle& bundle, const runtime
   return w;
 }
 
-Throughput evaluate(const runtime::Bundle& bundle, const runtime::RegexTable& regexes, const runtime::Workload& workload,
+Throughput evaluate(const runtime::Bundle& bundle, const runtime::RegexTable& regexes, const evidence::Workload& workload,
                     const PredicateWorkload& w, const runtime::CompiledPredicates* compiled) {
   const ir::Program& program = bundle.program;
   runtime::Interpreter interpreter;
@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
   }
   auto interp = runtime::Engine::create(heavy, &error);
   auto jitted = runtime::Engine::create(heavy, &error, compiled, {"jit", ""});
-  runtime::WorkloadEvidence input = evidence(scale);
+  evidence::WorkloadEvidence input = workloadEvidence(scale);
   size_t lines = input.lines.size(), samples = input.metrics.size();
   std::vector<double> interpMs, jitMs;
   std::string interpVerdict, jitVerdict;

@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "runtime/log_scanner.h"
-#include "runtime/timeline.h"
+#include "evidence/log_input.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors {
 
 struct WorkloadContext {
-  runtime::Workload workload;
-  std::vector<runtime::LogLine> facts;  // source "scheduler"
+  evidence::Workload workload;
+  std::vector<evidence::LogLine> facts;  // source "scheduler"
 };
 
 class ExecutionContext {
@@ -21,7 +21,7 @@ class ExecutionContext {
   virtual ~ExecutionContext() = default;
   // The finished workloads in the context's window. Never throws: what went wrong (the
   // scheduler unreachable, malformed output) is in `report`, and whatever could be read is kept.
-  virtual std::vector<WorkloadContext> discover(runtime::ConnectorReport* report) = 0;
+  virtual std::vector<WorkloadContext> discover(evidence::ConnectorReport* report) = 0;
 };
 
 }  // namespace attrib::connectors

@@ -6,16 +6,16 @@
 
 namespace attrib::connectors {
 
-void noteCap(size_t read, size_t max, const char* unit, runtime::ConnectorReport* report) {
+void noteCap(size_t read, size_t max, const char* unit, evidence::ConnectorReport* report) {
   if (read < max) return;
-  report->status = runtime::ConnectorReport::Status::Partial;
+  report->status = evidence::ConnectorReport::Status::Partial;
   report->reason = fmt::format("more than {} {}; the rest were not read", max, unit);
 }
 
-std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after,
-                                       runtime::ConnectorReport* report) {
+std::optional<TimeWindow> paddedWindow(const evidence::Workload& workload, int64_t before, int64_t after,
+                                       evidence::ConnectorReport* report) {
   if (!workload.start && !workload.end) {
-    report->status = runtime::ConnectorReport::Status::Error;
+    report->status = evidence::ConnectorReport::Status::Error;
     report->reason = "the workload has no start or end time, so no window to query";
     return std::nullopt;
   }

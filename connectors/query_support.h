@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/timeline.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors {
 
@@ -17,13 +17,13 @@ struct TimeWindow {
 
 // The workload's run padded on both sides; nullopt when it has neither a start nor an end, and
 // then `report` is marked an error saying so.
-std::optional<TimeWindow> paddedWindow(const runtime::Workload& workload, int64_t before, int64_t after,
-                                       runtime::ConnectorReport* report);
+std::optional<TimeWindow> paddedWindow(const evidence::Workload& workload, int64_t before, int64_t after,
+                                       evidence::ConnectorReport* report);
 
 // When `read` reached the cap `max`, marks `report` partial: "more than MAX UNIT; the rest were
 // not read" (UNIT: "lines", "samples"). A cap overrides any other status: it is what a reader of
 // the verdict must know first.
-void noteCap(size_t read, size_t max, const char* unit, runtime::ConnectorReport* report);
+void noteCap(size_t read, size_t max, const char* unit, evidence::ConnectorReport* report);
 
 // `values` as a regex alternation "a|b\\.c" for a double-quoted LogQL/PromQL string: regex
 // metacharacters are escaped for the regex and the backslashes and quotes again for the string.

@@ -10,14 +10,14 @@ void FileSource::collect(const WorkloadContext& context, SourceEvidence* out) {
 }
 
 void LokiSource::collect(const WorkloadContext& context, SourceEvidence* out) {
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto lines = loki::fetchLogs(options_, context.workload, &report);
   for (auto& l : lines) out->lines.push_back(std::move(l));
   out->reports.push_back(std::move(report));
 }
 
 void PrometheusSource::collect(const WorkloadContext& context, SourceEvidence* out) {
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto samples = prometheus::fetchMetrics(options_, context.workload, &report);
   for (auto& s : samples) out->metrics.push_back(std::move(s));
   out->reports.push_back(std::move(report));
@@ -33,16 +33,16 @@ void PodLogSource::collect(const WorkloadContext& context, SourceEvidence* out) 
   std::vector<kube::PodRef> pods;
   std::string error;
   if (ns.empty() || w.name.empty()) {
-    out->reports.push_back({"k8s-logs", w.id, runtime::ConnectorReport::Status::Error, 0, 0,
+    out->reports.push_back({"k8s-logs", w.id, evidence::ConnectorReport::Status::Error, 0, 0,
                             "no namespace or job name to find the pods by", 0});
     return;
   }
   if (!kube::listPods(client_, ns, "batch.kubernetes.io/job-name=" + w.name, &pods, &error)) {
-    out->reports.push_back({"k8s-logs", ns + "/" + w.name, runtime::ConnectorReport::Status::Error, 0, 0, error, 0});
+    out->reports.push_back({"k8s-logs", ns + "/" + w.name, evidence::ConnectorReport::Status::Error, 0, 0, error, 0});
     return;
   }
   if (pods.empty()) {
-    out->reports.push_back({"k8s-logs", ns + "/" + w.name, runtime::ConnectorReport::Status::Empty, 0, 0,
+    out->reports.push_back({"k8s-logs", ns + "/" + w.name, evidence::ConnectorReport::Status::Empty, 0, 0,
                             "no pods (deleted with their job?); Loki may still have their logs", 0});
     return;
   }
@@ -50,8 +50,8 @@ void PodLogSource::collect(const WorkloadContext& context, SourceEvidence* out) 
   for (auto& l : lines) out->lines.push_back(std::move(l));
 }
 
-runtime::WorkloadEvidence assembleEvidence(const WorkloadContext& context, SourceEvidence found) {
-  runtime::WorkloadEvidence ev;
+evidence::WorkloadEvidence assembleEvidence(const WorkloadContext& context, SourceEvidence found) {
+  evidence::WorkloadEvidence ev;
   ev.workload = context.workload;
   ev.logs = std::move(found.files);
   ev.lines = context.facts;

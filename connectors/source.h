@@ -14,15 +14,15 @@
 #include "connectors/kube/pod_logs.h"
 #include "connectors/loki/loki_source.h"
 #include "connectors/prometheus/prometheus_source.h"
-#include "runtime/engine.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors {
 
 struct SourceEvidence {
-  std::vector<runtime::LogFile> files;
-  std::vector<runtime::LogLine> lines;
-  std::vector<runtime::MetricSample> metrics;
-  std::vector<runtime::ConnectorReport> reports;
+  std::vector<evidence::LogFile> files;
+  std::vector<evidence::LogLine> lines;
+  std::vector<evidence::MetricSample> metrics;
+  std::vector<evidence::ConnectorReport> reports;
 };
 
 class EvidenceSource {
@@ -74,6 +74,6 @@ class PodLogSource : public EvidenceSource {
 
 // The evidence a diagnosis reads: the context's workload and scheduler facts, and everything the
 // sources found.
-runtime::WorkloadEvidence assembleEvidence(const WorkloadContext& context, SourceEvidence found);
+evidence::WorkloadEvidence assembleEvidence(const WorkloadContext& context, SourceEvidence found);
 
 }  // namespace attrib::connectors

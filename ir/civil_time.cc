@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cstdio>
+
 namespace attrib {
 
 bool validDate(int64_t y, int64_t m, int64_t d) {
@@ -57,6 +60,33 @@ std::string formatTimestamp(int64_t nanos) {
     out += "." + f;
   }
   return out + "Z";
+}
+
+std::optional<int64_t> parseRfc3339(const std::string& text) {
+  // 2024-11-29T20:28:31Z, optionally with a fraction or an offset.
+  int y, mo, d, h, mi, s;
+  if (text.size() < 20 || std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6) {
+    return std::nullopt;
+  }
+  if (!validDate(y, mo, d) || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  int64_t seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+  int64_t nanos = 0;
+  size_t i = 19;
+  if (i < text.size() && text[i] == '.') {
+    int64_t scale = 100'000'000;
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+      nanos += (text[i] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (i < text.size() && (text[i] == '+' || text[i] == '-') && i + 5 < text.size() + 1) {
+    int oh = 0, om = 0;
+    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d", &oh, &om) == 2) {
+      int64_t offset = oh * 3600 + om * 60;
+      seconds += text[i] == '+' ? -offset : offset;
+    }
+  }
+  return seconds * 1'000'000'000LL + nanos;
 }
 
 }  // namespace attrib

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace attrib {
@@ -19,5 +20,9 @@ void civilFromDays(int64_t days, int64_t& y, unsigned& m, unsigned& d);
 
 // RFC 3339 in UTC with the shortest exact fraction: 2026-01-01T10:42:00.25Z.
 std::string formatTimestamp(int64_t nanosSinceEpoch);
+
+// An RFC 3339 time (2024-11-29T20:28:31Z, with an optional fraction and offset), as Kubernetes,
+// the Service's clients and command lines write it; nullopt when it is not one.
+std::optional<int64_t> parseRfc3339(const std::string& text);
 
 }  // namespace attrib

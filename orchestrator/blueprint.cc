@@ -10,6 +10,7 @@
 
 #include "connectors/kube/kube_client.h"
 #include "connectors/kueue/kueue_context.h"
+#include "ir/civil_time.h"
 #include "connectors/slurm/slurm_context.h"
 #include "connectors/static/static_context.h"
 
@@ -110,7 +111,7 @@ std::string env(const char* name, const std::string& fallback) {
 std::optional<int64_t> timeOf(const Reader& r, const YAML::Node& n, const char* key, const std::string& where) {
   std::string s = r.str(n, key, where);
   if (s.empty()) return std::nullopt;
-  auto t = connectors::kueue::parseKubeTime(s);
+  auto t = attrib::parseRfc3339(s);
   if (!t) r.fail(n[key], where, fmt::format("'{}' must be an RFC 3339 time such as 2026-11-29T00:00:00Z", key));
   return t;
 }

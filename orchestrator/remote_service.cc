@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "connectors/http/http_client.h"
-#include "connectors/local/workload_dir.h"
+#include "evidence/workload_json.h"
 #include "runtime/verdict_json.h"
-#include "service/observations.h"
+#include "wire/observations.h"
 
 namespace attrib::orchestrator {
 namespace {
@@ -23,8 +23,8 @@ namespace {
 using nlohmann::json;
 
 // The room a file slice's record needs besides its data: the metadata, keys and quotes.
-size_t sliceOverhead(const runtime::LogFile& f) {
-  return service::attribFileSlice(f, UINT64_MAX, "", std::string(256, 'x')).size() + 16;
+size_t sliceOverhead(const evidence::LogFile& f) {
+  return wire::attribFileSlice(f, UINT64_MAX, "", std::string(256, 'x')).size() + 16;
 }
 
 // A log file read front to back in slices, reporting errors as the runtime's reader words them
@@ -73,8 +73,8 @@ class FileSlices {
 
 // The file's metadata as the Service needs it: its mtime stands in for the file's when a syslog
 // date needs a year and the workload has no start.
-runtime::LogFile described(const runtime::LogFile& f) {
-  runtime::LogFile d = f;
+evidence::LogFile described(const evidence::LogFile& f) {
+  evidence::LogFile d = f;
   struct stat st;
   if (!d.modified && ::stat(f.path.c_str(), &st) == 0) {
     d.modified = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
@@ -86,10 +86,10 @@ runtime::LogFile described(const runtime::LogFile& f) {
 // reads them: the scheduler's facts, then the sources' lines, samples and reports.
 std::vector<std::string> records(const connectors::WorkloadContext& context, const connectors::SourceEvidence& found) {
   std::vector<std::string> out;
-  for (const auto& r : found.reports) out.push_back(service::attribRecord(r));
-  for (const auto& l : context.facts) out.push_back(service::attribRecord(l));
-  for (const auto& l : found.lines) out.push_back(service::attribRecord(l));
-  for (const auto& m : found.metrics) out.push_back(service::attribRecord(m));
+  for (const auto& r : found.reports) out.push_back(wire::attribRecord(r));
+  for (const auto& l : context.facts) out.push_back(wire::attribRecord(l));
+  for (const auto& l : found.lines) out.push_back(wire::attribRecord(l));
+  for (const auto& m : found.metrics) out.push_back(wire::attribRecord(m));
   return out;
 }
 
@@ -244,9 +244,9 @@ bool RemoteService::attribute(const connectors::WorkloadContext& context, const 
   if (limit == 0) limit = 64u << 20;
 
   std::vector<std::string> recs = records(context, found);
-  std::vector<runtime::LogFile> files;
+  std::vector<evidence::LogFile> files;
   for (const auto& f : found.files) files.push_back(described(f));
-  const std::string workload = connectors::workloadToJson(context.workload);
+  const std::string workload = evidence::workloadToJson(context.workload);
 
   // One call when everything fits: estimate first (base64 is 4/3 of the bytes, escaping the
   // records inside a JSON string adds some), then measure.
@@ -263,7 +263,7 @@ bool RemoteService::attribute(const connectors::WorkloadContext& context, const 
       FileSlices in(f.path);
       std::string bytes;
       while (!in.done()) bytes += in.next(1u << 20);
-      data += service::attribFileSlice(f, 0, bytes, in.error());
+      data += wire::attribFileSlice(f, 0, bytes, in.error());
     }
     for (const auto& r : recs) data += r;
     json body = {{"workload", json::parse(workload)}, {"observations", json::array({{{"format", "attrib"}, {"data", std::move(data)}}})}};
@@ -326,7 +326,7 @@ bool RemoteService::attribute(const connectors::WorkloadContext& context, const 
       }
       std::string bytes = in.next(std::max<size_t>(1, room / 4 * 3));
       if (bytes.empty() && !first && in.error().empty()) break;
-      std::string record = service::attribFileSlice(f, offset, bytes, in.done() ? in.error() : "");
+      std::string record = wire::attribFileSlice(f, offset, bytes, in.done() ? in.error() : "");
       offset += bytes.size();
       first = false;
       if (!add(record, "a file slice")) return false;

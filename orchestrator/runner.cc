@@ -21,12 +21,12 @@ RunSummary runBlueprint(Blueprint& blueprint, const runtime::Engine& engine, std
   while (!stopped()) {
     ++summary.cycles;
     if (remote) remote->forget();  // a Service may have reloaded its rules since the last poll
-    runtime::ConnectorReport contextReport;
+    evidence::ConnectorReport contextReport;
     auto contexts = blueprint.context->discover(&contextReport);
-    if (contextReport.status == runtime::ConnectorReport::Status::Error) {
+    if (contextReport.status == evidence::ConnectorReport::Status::Error) {
       note(fmt::format("{}: {}", blueprint.contextKind, contextReport.reason));
       if (!options.watch) ++summary.failed;
-    } else if (contextReport.status == runtime::ConnectorReport::Status::Partial) {
+    } else if (contextReport.status == evidence::ConnectorReport::Status::Partial) {
       note(fmt::format("{}: {}", blueprint.contextKind, contextReport.reason));
     }
     summary.found += contexts.size();

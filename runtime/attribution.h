@@ -13,7 +13,7 @@
 #include "runtime/compiled_predicates.h"
 #include "runtime/instance.h"
 #include "runtime/regex_table.h"
-#include "runtime/timeline.h"
+#include "runtime/evidence_types.h"
 #include "runtime/verdict.h"
 
 namespace attrib::runtime {

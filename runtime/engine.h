@@ -12,21 +12,13 @@
 #include "runtime/log_scanner.h"
 #include "runtime/regex_table.h"
 #include "runtime/verdict.h"
+#include "runtime/evidence_types.h"
 
 namespace attrib::runtime {
 
 struct DiagnoseOptions {
   LogScanOptions scan;
   AttributionLimits limits;
-};
-
-// The evidence of one workload before scanning.
-struct WorkloadEvidence {
-  Workload workload;
-  std::vector<LogFile> logs;
-  std::vector<LogLine> lines;  // log lines delivered in memory
-  std::vector<MetricSample> metrics;
-  std::vector<ConnectorReport> reports;  // problems found while collecting
 };
 
 class Engine {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/timeline.h"
+#include "runtime/evidence_types.h"
 
 namespace attrib::runtime {
 

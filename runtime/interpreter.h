@@ -13,7 +13,7 @@
 #include "ir/ir.h"
 #include "runtime/instance.h"
 #include "runtime/regex_table.h"
-#include "runtime/timeline.h"
+#include "runtime/evidence_types.h"
 
 namespace attrib::runtime {
 

@@ -19,6 +19,12 @@
 namespace attrib::runtime {
 namespace {
 
+using evidence::LinePrefix;
+using evidence::LogChunk;
+using evidence::LogReader;
+using evidence::PrefixOptions;
+using evidence::parseLinePrefix;
+
 struct Hit {
   uint32_t line;     // index in the chunk
   uint32_t pattern;  // Hyperscan id
@@ -359,7 +365,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   for (const auto& line : lines) {
     auto [it, inserted] = groupOf.emplace(std::make_pair(line.node, line.source), groups.size());
     if (inserted) {
-      runtime::LogFile group;
+      evidence::LogFile group;
       group.node = line.node;
       group.source = line.source;
       groups.push_back(std::move(group));

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "connectors/kueue/kueue_context.h"
-#include "connectors/local/workload_dir.h"
+#include "evidence/workload_json.h"
+#include "ir/civil_time.h"
 #include "runtime/verdict.h"
 
 namespace attrib::service {
@@ -130,7 +130,7 @@ Service::Session* Service::findSession(const std::string& id) {
   return it == sessions_.end() ? nullptr : &it->second;
 }
 
-bool Service::addObservations(Session& session, Observations& parsed, const char* what, std::string* error) {
+bool Service::addObservations(Session& session, wire::Observations& parsed, const char* what, std::string* error) {
   size_t total = session.observations.lines.size() + session.observations.metrics.size() + parsed.lines.size() +
                  parsed.metrics.size();
   if (total > options_.maxObservationsPerSession) {
@@ -142,7 +142,7 @@ bool Service::addObservations(Session& session, Observations& parsed, const char
     return false;
   }
   std::string why;
-  if (!mergeObservations(&session.observations, std::move(parsed), &why)) {
+  if (!wire::mergeObservations(&session.observations, std::move(parsed), &why)) {
     *error = why;
     return false;
   }
@@ -150,7 +150,7 @@ bool Service::addObservations(Session& session, Observations& parsed, const char
   return true;
 }
 
-bool Service::snapshot(const std::string& id, runtime::Workload* workload, Observations* observations) {
+bool Service::snapshot(const std::string& id, evidence::Workload* workload, wire::Observations* observations) {
   std::lock_guard<std::mutex> lock(mu_);
   Session* session = findSession(id);
   if (!session) return false;
@@ -160,10 +160,10 @@ bool Service::snapshot(const std::string& id, runtime::Workload* workload, Obser
   return true;
 }
 
-std::string Service::attribute(const runtime::Workload& workload, Observations observations) {
-  runtime::WorkloadEvidence evidence;
+std::string Service::attribute(const evidence::Workload& workload, wire::Observations observations) {
+  evidence::WorkloadEvidence evidence;
   evidence.workload = workload;
-  evidence.logs = logFiles(observations);
+  evidence.logs = wire::logFiles(observations);
   evidence.lines = std::move(observations.lines);
   evidence.metrics = std::move(observations.metrics);
   evidence.reports = std::move(observations.reports);
@@ -263,9 +263,9 @@ void Service::routes() {
     res.set_content(out, "text/plain; version=0.0.4");
   }));
   s.Post("/v1/sessions", guarded("/v1/sessions", true, [this](const httplib::Request& req, httplib::Response& res) {
-    runtime::Workload workload;
+    evidence::Workload workload;
     std::string error;
-    if (!connectors::parseWorkloadJson(req.body, &workload, &error)) return fail(res, 400, error);
+    if (!evidence::parseWorkloadJson(req.body, &workload, &error)) return fail(res, 400, error);
     std::lock_guard<std::mutex> lock(mu_);
     expire();
     if (sessions_.size() >= options_.maxSessions) {
@@ -279,14 +279,14 @@ void Service::routes() {
   s.Post(R"(/v1/sessions/([0-9a-f]+)/observations)",
          guarded("/v1/sessions/{id}/observations", true, [this](const httplib::Request& req, httplib::Response& res) {
            std::string format = req.has_param("format") ? req.get_param_value("format") : "attrib";
-           Observations parsed;
+           wire::Observations parsed;
            std::string error;
-           runtime::Workload scheduler;
+           evidence::Workload scheduler;
            // `scheduler`: the scheduler's state as it now is (workload.json format) replaces the
            // session's context; anything else is evidence.
            if (format == "scheduler") {
-             if (!connectors::parseWorkloadJson(req.body, &scheduler, &error)) return fail(res, 400, error);
-           } else if (!parseObservations(format, req.body, &parsed, &error)) {
+             if (!evidence::parseWorkloadJson(req.body, &scheduler, &error)) return fail(res, 400, error);
+           } else if (!wire::parseObservations(format, req.body, &parsed, &error)) {
              return fail(res, 400, error);
            }
            std::lock_guard<std::mutex> lock(mu_);
@@ -307,8 +307,8 @@ void Service::routes() {
          }));
   s.Post(R"(/v1/sessions/([0-9a-f]+)/attribute)",
          guarded("/v1/sessions/{id}/attribute", true, [this](const httplib::Request& req, httplib::Response& res) {
-           runtime::Workload workload;
-           Observations copy;
+           evidence::Workload workload;
+           wire::Observations copy;
            if (!snapshot(req.matches[1], &workload, &copy)) return fail(res, 404, "no such session (it may have expired)");
            std::string verdict = attribute(workload, std::move(copy));
            {
@@ -334,12 +334,12 @@ void Service::routes() {
   s.Post("/v1/attribute", guarded("/v1/attribute", true, [this](const httplib::Request& req, httplib::Response& res) {
     json body = json::parse(req.body, nullptr, false);
     if (!body.is_object()) return fail(res, 400, "the body is not a JSON object");
-    runtime::Workload workload;
+    evidence::Workload workload;
     std::string error;
-    if (body.contains("workload") && !connectors::parseWorkloadJson(body["workload"].dump(), &workload, &error)) {
+    if (body.contains("workload") && !evidence::parseWorkloadJson(body["workload"].dump(), &workload, &error)) {
       return fail(res, 400, "workload: " + error);
     }
-    Observations all;
+    wire::Observations all;
     if (body.contains("observations")) {
       if (!body["observations"].is_array()) return fail(res, 400, "'observations' must be a list of {format, data}");
       for (size_t i = 0; i < body["observations"].size(); ++i) {
@@ -347,11 +347,11 @@ void Service::routes() {
         if (!o.is_object() || !o.contains("data")) return fail(res, 400, fmt::format("observations[{}]: 'data' is required", i));
         std::string format = o.value("format", "attrib");
         std::string data = o["data"].is_string() ? o["data"].get<std::string>() : o["data"].dump();
-        if (!parseObservations(format, data, &all, &error)) return fail(res, 400, fmt::format("observations[{}]: {}", i, error));
+        if (!wire::parseObservations(format, data, &all, &error)) return fail(res, 400, fmt::format("observations[{}]: {}", i, error));
       }
     }
-    Observations whole;  // every file must be there from its first byte
-    if (!mergeObservations(&whole, std::move(all), &error)) return fail(res, 400, "observations: " + error);
+    wire::Observations whole;  // every file must be there from its first byte
+    if (!wire::mergeObservations(&whole, std::move(all), &error)) return fail(res, 400, "observations: " + error);
     all = std::move(whole);
     res.set_content(attribute(workload, std::move(all)), "application/json");
   }));
@@ -372,7 +372,7 @@ void Service::v1Routes(Guard& guarded) {
     }
     const json& w = body["workload"];
     auto text = [&](const char* k) { return w.contains(k) && w[k].is_string() ? w[k].get<std::string>() : std::string(); };
-    runtime::Workload workload;
+    evidence::Workload workload;
     workload.id = text("id");
     workload.scheduler = text("type").empty() ? "slurm" : text("type");
     workload.name = text("name");
@@ -382,7 +382,7 @@ void Service::v1Routes(Guard& guarded) {
     if (!status.empty() && !ir::stateFromName(status, &workload.state)) return fail(res, 400, "workload.status: unknown state '" + status + "'");
     for (auto [key, slot] : {std::pair{"job_start_time", &workload.start}, std::pair{"job_end_time", &workload.end}}) {
       if (text(key).empty()) continue;
-      *slot = connectors::kueue::parseKubeTime(text(key));
+      *slot = attrib::parseRfc3339(text(key));
       if (!*slot) return fail(res, 400, fmt::format("workload.{}: not an ISO-8601 time", key));
     }
     if (w.contains("nodes") && w["nodes"].is_array()) {
@@ -407,7 +407,7 @@ void Service::v1Routes(Guard& guarded) {
            const json context = body.contains("context") && body["context"].is_object() ? body["context"] : json::object();
            std::string format = context.value("format", "raw_loki_streams");
            std::string source = context.value("source", "");
-           Observations parsed;
+           wire::Observations parsed;
            std::string error;
            if (format == "raw_loki_streams") {
              // V1's stream values carry a JSON payload {body, severity, attributes: {hostname, appname}}.
@@ -424,7 +424,7 @@ void Service::v1Routes(Guard& guarded) {
                  if (!v.is_array() || v.size() < 2 || !v[0].is_string() || !v[1].is_string()) {
                    return fail(res, 400, fmt::format("body[{}].values: must be [\"<ns>\", \"<payload>\"]", i));
                  }
-                 runtime::LogLine line;
+                 evidence::LogLine line;
                  const std::string& ts = v[0].get_ref<const std::string&>();
                  int64_t t = 0;
                  auto [p, ec] = std::from_chars(ts.data(), ts.data() + ts.size(), t);
@@ -445,7 +445,7 @@ void Service::v1Routes(Guard& guarded) {
                  parsed.lines.push_back(std::move(line));
                }
              }
-           } else if (!parseObservations(format == "prometheus_metrics" ? "prometheus_matrix" : format, body["body"].get<std::string>(),
+           } else if (!wire::parseObservations(format == "prometheus_metrics" ? "prometheus_matrix" : format, body["body"].get<std::string>(),
                                          &parsed, &error)) {
              return fail(res, 400, "body: " + error);
            }
@@ -457,8 +457,8 @@ void Service::v1Routes(Guard& guarded) {
          }));
   s.Get(R"(/latest/attributor/([0-9a-f]+)/attribution)",
         guarded("/latest/attributor/{id}/attribution", true, [this](const httplib::Request& req, httplib::Response& res) {
-          runtime::Workload workload;
-          Observations copy;
+          evidence::Workload workload;
+          wire::Observations copy;
           if (!snapshot(req.matches[1], &workload, &copy)) return fail(res, 404, "no such attributor (it may have expired)");
           json verdict = json::parse(attribute(workload, std::move(copy)));
           // One NodeAttribution per bad node; its nested list says why (non-empty: faulty).

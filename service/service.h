@@ -18,7 +18,7 @@
 #include <string>
 
 #include "runtime/engine.h"
-#include "service/observations.h"
+#include "wire/observations.h"
 
 namespace httplib {
 class Server;
@@ -55,8 +55,8 @@ class Service {
 
  private:
   struct Session {
-    runtime::Workload workload;
-    Observations observations;
+    evidence::Workload workload;
+    wire::Observations observations;
     std::string verdict;  // the latest, as JSON; empty before the first attribution
     std::chrono::steady_clock::time_point used;
     uint64_t observationCount = 0;  // V1 observation ids
@@ -66,13 +66,13 @@ class Service {
   Session* findSession(const std::string& id);
   // With mu_ held: appends `parsed`, unless the session would hold more than its limit (then
   // nothing is added and `error` says so; `what`, e.g. "a session", begins it).
-  bool addObservations(Session& session, Observations& parsed, const char* what, std::string* error);
+  bool addObservations(Session& session, wire::Observations& parsed, const char* what, std::string* error);
   // Copies a session's context and evidence, to attribute them outside the lock.
-  bool snapshot(const std::string& id, runtime::Workload* workload, Observations* observations);
+  bool snapshot(const std::string& id, evidence::Workload* workload, wire::Observations* observations);
   template <typename Guard>
   void v1Routes(Guard& guarded);
   void expire();
-  std::string attribute(const runtime::Workload& workload, Observations observations);
+  std::string attribute(const evidence::Workload& workload, wire::Observations observations);
   // The current rule set. A reload swaps it atomically; a request keeps the engine it started with.
   std::shared_ptr<const runtime::Engine> engine() const { return std::atomic_load(&engine_); }
 

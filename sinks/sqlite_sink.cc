@@ -299,7 +299,7 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql");
 INSERT INTO connector_reports(verdict_id, connector, source, status, observations, bytes, reason, elapsed_ms)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
     for (const auto& rep : v.reports) {
-      r.bind(1, verdictId).bind(2, rep.connector).bind(3, rep.source).bind(4, std::string(runtime::statusName(rep.status)));
+      r.bind(1, verdictId).bind(2, rep.connector).bind(3, rep.source).bind(4, std::string(evidence::statusName(rep.status)));
       r.bind(5, static_cast<int64_t>(rep.observations)).bind(6, static_cast<int64_t>(rep.bytes)).bindOptional(7, rep.reason);
       if (!r.bind(8, rep.elapsedMs).run()) return fail("connector reports");
     }

@@ -59,8 +59,8 @@ std::string sourceOf(const fs::path& file) {
 
 }  // namespace
 
-std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, const runtime::Workload& workload,
-                                           std::vector<runtime::ConnectorReport>* reports) {
+std::vector<evidence::LogFile> findLogFiles(const FileSourceOptions& options, const evidence::Workload& workload,
+                                           std::vector<evidence::ConnectorReport>* reports) {
   std::vector<fs::path> roots;
   for (const auto& r : options.roots) {
     std::error_code ec;
@@ -69,10 +69,10 @@ std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, con
   }
   std::string job = workload.id.substr(workload.id.rfind('/') == std::string::npos ? 0 : workload.id.rfind('/') + 1);
   std::set<std::string> nodes(workload.nodes.begin(), workload.nodes.end());
-  std::vector<runtime::LogFile> out;
+  std::vector<evidence::LogFile> out;
   std::set<std::string> seen;
   for (const auto& pattern : options.patterns) {
-    runtime::ConnectorReport report;
+    evidence::ConnectorReport report;
     report.connector = "files";
     report.source = pattern.glob;
     std::string base = pattern.glob;
@@ -111,7 +111,7 @@ std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, con
         }
         if (!fs::is_regular_file(resolved, ec) || !seen.insert(resolved.string()).second) continue;
         if (out.size() >= options.maxFiles) break;
-        runtime::LogFile f;
+        evidence::LogFile f;
         f.path = resolved.string();
         f.node = node;
         if (f.node.empty()) {
@@ -128,15 +128,15 @@ std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, con
       }
     }
     if (refused > 0) {
-      report.status = runtime::ConnectorReport::Status::Partial;
+      report.status = evidence::ConnectorReport::Status::Partial;
       report.reason = fmt::format("{} match(es) outside the configured roots were not read; first: {}", refused, firstRefused);
     } else if (report.observations == 0) {
-      report.status = runtime::ConnectorReport::Status::Empty;
+      report.status = evidence::ConnectorReport::Status::Empty;
       report.reason = "no file matches";
     }
     reports->push_back(std::move(report));
   }
-  std::sort(out.begin(), out.end(), [](const runtime::LogFile& a, const runtime::LogFile& b) { return a.path < b.path; });
+  std::sort(out.begin(), out.end(), [](const evidence::LogFile& a, const evidence::LogFile& b) { return a.path < b.path; });
   return out;
 }
 

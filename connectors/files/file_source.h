@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/log_scanner.h"
-#include "runtime/timeline.h"
+#include "evidence/log_input.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors::files {
 
@@ -31,7 +31,7 @@ struct FileSourceOptions {
 // ("rank3.log", "rank-12.out", "worker_rank_7.log") and its source. One report per pattern:
 // matches refused for leaving the roots make it `partial` with the first such path; no match
 // makes it `empty`.
-std::vector<runtime::LogFile> findLogFiles(const FileSourceOptions& options, const runtime::Workload& workload,
-                                           std::vector<runtime::ConnectorReport>* reports);
+std::vector<evidence::LogFile> findLogFiles(const FileSourceOptions& options, const evidence::Workload& workload,
+                                           std::vector<evidence::ConnectorReport>* reports);
 
 }  // namespace attrib::connectors::files

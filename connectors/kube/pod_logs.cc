@@ -53,9 +53,9 @@ bool listPods(const KubeClient& client, const std::string& ns, const std::string
   return true;
 }
 
-std::vector<runtime::LogLine> fetchPodLogs(const KubeClient& client, const std::vector<PodRef>& pods,
-                                           const PodLogOptions& options, std::vector<runtime::ConnectorReport>* reports) {
-  std::vector<runtime::LogLine> out;
+std::vector<evidence::LogLine> fetchPodLogs(const KubeClient& client, const std::vector<PodRef>& pods,
+                                           const PodLogOptions& options, std::vector<evidence::ConnectorReport>* reports) {
+  std::vector<evidence::LogLine> out;
   for (const auto& pod : pods) {
     for (const auto& container : pod.containers) {
       bool restarted = std::find(pod.restarted.begin(), pod.restarted.end(), container) != pod.restarted.end();
@@ -65,12 +65,12 @@ std::vector<runtime::LogLine> fetchPodLogs(const KubeClient& client, const std::
         std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?container={}&timestamps=true&limitBytes={}{}{}", pod.ns,
                                        pod.name, http::urlEncode(container), options.limitBytes, previous ? "&previous=true" : "",
                                        options.since ? "&sinceTime=" + http::urlEncode(formatTimestamp(*options.since)) : "");
-        runtime::ConnectorReport report;
+        evidence::ConnectorReport report;
         report.connector = "k8s-logs";
         report.source = fmt::format("{}/{}/{}{}", pod.ns, pod.name, container, previous ? " (previous)" : "");
         std::string text, error;
         if (!client.getText(path, &text, &error, options.limitBytes + 4096)) {
-          report.status = runtime::ConnectorReport::Status::Error;
+          report.status = evidence::ConnectorReport::Status::Error;
           report.reason = error;
         } else {
           report.bytes = text.size();
@@ -82,11 +82,11 @@ std::vector<runtime::LogLine> fetchPodLogs(const KubeClient& client, const std::
             start = nl == std::string::npos ? text.size() : nl + 1;
             ++lineNo;
             if (line.empty()) continue;
-            runtime::LogLine l;
+            evidence::LogLine l;
             // "2024-11-29T20:28:29.123456789Z <line>"
             size_t space = line.find(' ');
             std::optional<int64_t> t = space == std::string_view::npos ? std::nullopt
-                                                                        : kueue::parseKubeTime(std::string(line.substr(0, space)));
+                                                                        : attrib::parseRfc3339(std::string(line.substr(0, space)));
             if (t) {
               l.time = t;
               line.remove_prefix(space + 1);
@@ -102,10 +102,10 @@ std::vector<runtime::LogLine> fetchPodLogs(const KubeClient& client, const std::
             ++report.observations;
           }
           if (cut) {
-            report.status = runtime::ConnectorReport::Status::Partial;
+            report.status = evidence::ConnectorReport::Status::Partial;
             report.reason = fmt::format("the log is longer than {} bytes; the rest was not read", options.limitBytes);
           } else if (report.observations == 0) {
-            report.status = runtime::ConnectorReport::Status::Empty;
+            report.status = evidence::ConnectorReport::Status::Empty;
           }
         }
         report.elapsedMs =

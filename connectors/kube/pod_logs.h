@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "connectors/kube/kube_client.h"
-#include "runtime/log_scanner.h"
+#include "evidence/connector_report.h"
+#include "evidence/log_input.h"
 
 namespace attrib::connectors::kube {
 
@@ -35,7 +36,7 @@ bool listPods(const KubeClient& client, const std::string& ns, const std::string
 
 // The log lines of `pods`. One report per pod container log read (status error for a log that
 // could not be read: pod gone, container never started), so a missing log is visible.
-std::vector<runtime::LogLine> fetchPodLogs(const KubeClient& client, const std::vector<PodRef>& pods,
-                                           const PodLogOptions& options, std::vector<runtime::ConnectorReport>* reports);
+std::vector<evidence::LogLine> fetchPodLogs(const KubeClient& client, const std::vector<PodRef>& pods,
+                                           const PodLogOptions& options, std::vector<evidence::ConnectorReport>* reports);
 
 }  // namespace attrib::connectors::kube

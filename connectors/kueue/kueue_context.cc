@@ -36,7 +36,7 @@ std::vector<Condition> conditions(const json& workload) {
   if (!list.is_array()) return out;
   for (const auto& c : list) {
     out.push_back({str(c, "type"), str(c, "status"), str(c, "reason"), str(c, "message"),
-                   parseKubeTime(str(c, "lastTransitionTime"))});
+                   attrib::parseRfc3339(str(c, "lastTransitionTime"))});
   }
   // By time, not array position (../shared/reference/connectors.md 4.1).
   std::stable_sort(out.begin(), out.end(), [](const Condition& a, const Condition& b) {
@@ -64,36 +64,9 @@ std::string podSelector(const json& owner) {
 
 }  // namespace
 
-std::optional<int64_t> parseKubeTime(const std::string& text) {
-  // 2024-11-29T20:28:31Z, optionally with a fraction or an offset.
-  int y, mo, d, h, mi, s;
-  if (text.size() < 20 || std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6) {
-    return std::nullopt;
-  }
-  if (!validDate(y, mo, d) || h > 23 || mi > 59 || s > 60) return std::nullopt;
-  int64_t seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
-  int64_t nanos = 0;
-  size_t i = 19;
-  if (i < text.size() && text[i] == '.') {
-    int64_t scale = 100'000'000;
-    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-      nanos += (text[i] - '0') * scale;
-      scale /= 10;
-    }
-  }
-  if (i < text.size() && (text[i] == '+' || text[i] == '-') && i + 5 < text.size() + 1) {
-    int oh = 0, om = 0;
-    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d", &oh, &om) == 2) {
-      int64_t offset = oh * 3600 + om * 60;
-      seconds += text[i] == '+' ? -offset : offset;
-    }
-  }
-  return seconds * 1'000'000'000LL + nanos;
-}
-
 WorkloadContext KueueContext::contextOf(const json& wl, std::vector<std::string>* problems) {
   WorkloadContext c;
-  runtime::Workload& w = c.workload;
+  evidence::Workload& w = c.workload;
   std::string ns = str(wl["metadata"], "namespace"), name = str(wl["metadata"], "name");
   w.id = fmt::format("kueue/{}/{}", ns, name);
   w.scheduler = "kueue";
@@ -109,7 +82,7 @@ WorkloadContext KueueContext::contextOf(const json& wl, std::vector<std::string>
   if (finished) w.end = finished->time;
   w.reason = finished ? finished->message : "";
   auto fact = [&](std::optional<int64_t> time, const std::string& node, std::string text, const std::string& where) {
-    runtime::LogLine l;
+    evidence::LogLine l;
     l.source = "k8s_events";
     l.node = node;
     l.time = time;
@@ -173,7 +146,7 @@ WorkloadContext KueueContext::contextOf(const json& wl, std::vector<std::string>
         std::string reason = str(t, "reason");
         if (reason == "OOMKilled") oomKilled = true;
         if (code != 0 && std::string(which) == "state" && !exitCode) exitCode = code;
-        fact(parseKubeTime(str(t, "finishedAt")), node,
+        fact(attrib::parseRfc3339(str(t, "finishedAt")), node,
              fmt::format("Pod {} on {}: container {} {}terminated {} (exit code {}){}", podName, node.empty() ? "no node" : node,
                          str(cs2, "name"), std::string(which) == "lastState" ? "previously " : "", reason, code,
                          restarts > 0 && std::string(which) == "state" ? fmt::format(", {} restarts", restarts) : ""),
@@ -201,7 +174,7 @@ WorkloadContext KueueContext::contextOf(const json& wl, std::vector<std::string>
         std::string host = str(e["source"], "host");
         std::string when = str(e, "lastTimestamp");
         if (when.empty()) when = str(e, "eventTime");
-        fact(parseKubeTime(when), host.empty() ? placements_[ns + "/" + podName] : host,
+        fact(attrib::parseRfc3339(when), host.empty() ? placements_[ns + "/" + podName] : host,
              fmt::format("{} {} {}: {}", str(e, "type"), str(e, "reason"), podName, str(e, "message")),
              fmt::format("/api/v1/namespaces/{}/events", ns));
       }
@@ -226,7 +199,7 @@ WorkloadContext KueueContext::contextOf(const json& wl, std::vector<std::string>
   return c;
 }
 
-std::vector<WorkloadContext> KueueContext::discover(runtime::ConnectorReport* report) {
+std::vector<WorkloadContext> KueueContext::discover(evidence::ConnectorReport* report) {
   auto started = std::chrono::steady_clock::now();
   *report = {};
   report->connector = "kueue";
@@ -237,7 +210,7 @@ std::vector<WorkloadContext> KueueContext::discover(runtime::ConnectorReport* re
   std::vector<json> workloads;
   std::string error;
   if (!client_.list(path, "", &workloads, &error, options_.pageSize)) {
-    report->status = runtime::ConnectorReport::Status::Error;
+    report->status = evidence::ConnectorReport::Status::Error;
     report->reason = error;
   } else {
     std::vector<std::string> problems;
@@ -255,10 +228,10 @@ std::vector<WorkloadContext> KueueContext::discover(runtime::ConnectorReport* re
     }
     report->observations = workloads.size();
     if (!problems.empty()) {
-      report->status = runtime::ConnectorReport::Status::Partial;
+      report->status = evidence::ConnectorReport::Status::Partial;
       report->reason = fmt::format("{} problem(s); first: {}", problems.size(), problems[0]);
     } else if (out.empty()) {
-      report->status = runtime::ConnectorReport::Status::Empty;
+      report->status = evidence::ConnectorReport::Status::Empty;
       report->reason = "no finished workloads in the window";
     }
   }

@@ -29,7 +29,7 @@ struct KueueOptions {
 class KueueContext : public ExecutionContext {
  public:
   explicit KueueContext(KueueOptions options) : options_(std::move(options)), client_(options_.kube) {}
-  std::vector<WorkloadContext> discover(runtime::ConnectorReport* report) override;
+  std::vector<WorkloadContext> discover(evidence::ConnectorReport* report) override;
 
   // Pod -> node placements seen so far (namespace/pod -> node), kept across discover() calls so
   // a later attribution still knows where a pod ran after it is deleted.
@@ -42,8 +42,5 @@ class KueueContext : public ExecutionContext {
   std::map<std::string, std::string> placements_;                 // namespace/pod -> node
   std::map<std::string, std::vector<std::string>> podsByWorkload_;  // workload id -> pod names
 };
-
-// An RFC 3339 time as ns since the epoch.
-std::optional<int64_t> parseKubeTime(const std::string& text);
 
 }  // namespace attrib::connectors::kueue

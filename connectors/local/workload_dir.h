@@ -16,26 +16,19 @@
 #include <string>
 #include <vector>
 
-#include "runtime/log_scanner.h"
-#include "runtime/timeline.h"
+#include "evidence/log_input.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors {
 
 struct WorkloadDir {
-  runtime::Workload workload;
-  std::vector<runtime::LogFile> logs;             // sorted by path
-  std::vector<runtime::MetricSample> metrics;
-  std::vector<runtime::ConnectorReport> reports;  // problems found while listing and reading metrics
+  evidence::Workload workload;
+  std::vector<evidence::LogFile> logs;             // sorted by path
+  std::vector<evidence::MetricSample> metrics;
+  std::vector<evidence::ConnectorReport> reports;  // problems found while listing and reading metrics
 };
 
 // Reads `path`; on failure returns false with a one-line `error`.
 bool readWorkloadDir(const std::string& path, WorkloadDir* out, std::string* error);
-
-// Parses workload.json text (exposed for tests and the service).
-bool parseWorkloadJson(const std::string& text, runtime::Workload* out, std::string* error);
-
-// The workload.json text of `workload`, which parseWorkloadJson reads back to the same values
-// (what `attrib run` sends a remote Service as a session's context).
-std::string workloadToJson(const runtime::Workload& workload);
 
 }  // namespace attrib::connectors

@@ -48,7 +48,7 @@ struct Entry {
 
 }  // namespace
 
-std::string expandQuery(const std::string& query, const runtime::Workload& workload) {
+std::string expandQuery(const std::string& query, const evidence::Workload& workload) {
   std::string nodes = regexAlternation(workload.nodes);
   if (nodes.empty()) nodes = ".+";
   std::string q = query;
@@ -59,14 +59,14 @@ std::string expandQuery(const std::string& query, const runtime::Workload& workl
   return q;
 }
 
-std::vector<runtime::LogLine> fetchLogs(const LokiOptions& options, const runtime::Workload& workload,
-                                        runtime::ConnectorReport* report) {
+std::vector<evidence::LogLine> fetchLogs(const LokiOptions& options, const evidence::Workload& workload,
+                                        evidence::ConnectorReport* report) {
   auto started = Clock::now();
   *report = {};
   report->connector = "loki";
   std::string query = expandQuery(options.query, workload);
   report->source = query;
-  std::vector<runtime::LogLine> out;
+  std::vector<evidence::LogLine> out;
   auto finish = [&] {
     report->elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   };
@@ -149,7 +149,7 @@ std::vector<runtime::LogLine> fetchLogs(const LokiOptions& options, const runtim
     for (const auto& e : page) {
       if (e.time == start && atBoundary.count({e.stream, e.line})) continue;  // seen on the previous page
       if (out.size() >= options.maxLines) break;
-      runtime::LogLine line;
+      evidence::LogLine line;
       line.time = e.time;
       line.text = e.line;
       line.source = options.defaultSource;
@@ -187,10 +187,10 @@ std::vector<runtime::LogLine> fetchLogs(const LokiOptions& options, const runtim
   }
   report->observations = out.size();
   if (!problem.empty()) {
-    report->status = out.empty() && !anyPage ? runtime::ConnectorReport::Status::Error : runtime::ConnectorReport::Status::Partial;
+    report->status = out.empty() && !anyPage ? evidence::ConnectorReport::Status::Error : evidence::ConnectorReport::Status::Partial;
     report->reason = problem;
   } else if (out.empty()) {
-    report->status = runtime::ConnectorReport::Status::Empty;
+    report->status = evidence::ConnectorReport::Status::Empty;
     report->reason = "no lines in the window";
   }
   noteCap(out.size(), options.maxLines, "lines", report);

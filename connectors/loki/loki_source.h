@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "connectors/http/http_client.h"
-#include "runtime/log_scanner.h"
-#include "runtime/timeline.h"
+#include "evidence/log_input.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors::loki {
 
@@ -39,10 +39,10 @@ struct LokiOptions {
 
 // The lines of the workload's streams, in time order. Problems go to the report (error: nothing
 // could be read; partial: some could); never throws.
-std::vector<runtime::LogLine> fetchLogs(const LokiOptions& options, const runtime::Workload& workload,
-                                        runtime::ConnectorReport* report);
+std::vector<evidence::LogLine> fetchLogs(const LokiOptions& options, const evidence::Workload& workload,
+                                        evidence::ConnectorReport* report);
 
 // The query with its placeholders filled in for `workload`.
-std::string expandQuery(const std::string& query, const runtime::Workload& workload);
+std::string expandQuery(const std::string& query, const evidence::Workload& workload);
 
 }  // namespace attrib::connectors::loki

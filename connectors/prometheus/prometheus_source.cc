@@ -51,13 +51,13 @@ std::string selectorFor(const PrometheusOptions& options, const std::string& met
   return fmt::format("{}{{{}=~\"({}){}\"}}", metric, options.nodeLabel, alternatives, options.stripPort ? "(:[0-9]+)?" : "");
 }
 
-std::vector<runtime::MetricSample> fetchMetrics(const PrometheusOptions& options, const runtime::Workload& workload,
-                                                runtime::ConnectorReport* report) {
+std::vector<evidence::MetricSample> fetchMetrics(const PrometheusOptions& options, const evidence::Workload& workload,
+                                                evidence::ConnectorReport* report) {
   auto started = Clock::now();
   *report = {};
   report->connector = "prometheus";
   report->source = options.url;
-  std::vector<runtime::MetricSample> out;
+  std::vector<evidence::MetricSample> out;
   auto finish = [&] {
     report->elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
   };
@@ -111,7 +111,7 @@ std::vector<runtime::MetricSample> fetchMetrics(const PrometheusOptions& options
       }
       for (const auto& series : body["data"]["result"]) {
         const json& labels = series.contains("metric") ? series["metric"] : json::object();
-        runtime::MetricSample base;
+        evidence::MetricSample base;
         base.name = metric;
         if (labels.is_object()) {
           for (auto it = labels.begin(); it != labels.end(); ++it) {
@@ -131,7 +131,7 @@ std::vector<runtime::MetricSample> fetchMetrics(const PrometheusOptions& options
           double value;
           if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !parseValue(point[1], &value)) continue;
           if (out.size() >= options.maxSamples) break;
-          runtime::MetricSample s = base;
+          evidence::MetricSample s = base;
           // Seconds with at most millisecond precision (Prometheus's resolution).
           s.time = static_cast<int64_t>(std::llround(point[0].get<double>() * 1000.0)) * 1'000'000;
           s.value = value;
@@ -143,10 +143,10 @@ std::vector<runtime::MetricSample> fetchMetrics(const PrometheusOptions& options
     }
   }
   if (failed > 0) {
-    report->status = failed == requests ? runtime::ConnectorReport::Status::Error : runtime::ConnectorReport::Status::Partial;
+    report->status = failed == requests ? evidence::ConnectorReport::Status::Error : evidence::ConnectorReport::Status::Partial;
     report->reason = fmt::format("{} of {} requests failed; first: {}", failed, requests, firstProblem);
   } else if (out.empty()) {
-    report->status = runtime::ConnectorReport::Status::Empty;
+    report->status = evidence::ConnectorReport::Status::Empty;
     report->reason = options.metrics.empty() ? "the rules read no metrics" : "no samples in the window";
   }
   noteCap(out.size(), options.maxSamples, "samples", report);

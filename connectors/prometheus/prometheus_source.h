@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "connectors/http/http_client.h"
-#include "runtime/timeline.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors::prometheus {
 
@@ -33,8 +33,8 @@ struct PrometheusOptions {
 
 // The samples of `options.metrics` for `workload` (its nodes and window). Problems go to the
 // report (status error: nothing could be read; partial: some requests failed); never throws.
-std::vector<runtime::MetricSample> fetchMetrics(const PrometheusOptions& options, const runtime::Workload& workload,
-                                                runtime::ConnectorReport* report);
+std::vector<evidence::MetricSample> fetchMetrics(const PrometheusOptions& options, const evidence::Workload& workload,
+                                                evidence::ConnectorReport* report);
 
 // The PromQL selector for one metric on some nodes: NAME{LABEL=~"^(n1|n2)(:[0-9]+)?$"}.
 std::string selectorFor(const PrometheusOptions& options, const std::string& metric,

@@ -160,8 +160,8 @@ std::vector<SlurmJob> parseSacct(std::string_view text, std::string_view columns
   return jobs;
 }
 
-runtime::Workload toWorkload(const SlurmJob& job, const std::string& cluster) {
-  runtime::Workload w;
+evidence::Workload toWorkload(const SlurmJob& job, const std::string& cluster) {
+  evidence::Workload w;
   w.id = cluster.empty() ? fmt::format("slurm/{}", job.id) : fmt::format("slurm/{}/{}", cluster, job.id);
   w.scheduler = "slurm";
   w.name = job.name;
@@ -180,10 +180,10 @@ runtime::Workload toWorkload(const SlurmJob& job, const std::string& cluster) {
   return w;
 }
 
-std::vector<runtime::LogLine> schedulerFacts(const SlurmJob& job, const std::string& cluster) {
-  std::vector<runtime::LogLine> out;
+std::vector<evidence::LogLine> schedulerFacts(const SlurmJob& job, const std::string& cluster) {
+  std::vector<evidence::LogLine> out;
   auto fact = [&](const std::optional<int64_t>& at, std::string text) {
-    runtime::LogLine l;
+    evidence::LogLine l;
     l.source = "scheduler";
     l.time = nanos(at);
     l.text = std::move(text);

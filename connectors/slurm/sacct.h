@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/log_scanner.h"
-#include "runtime/timeline.h"
+#include "evidence/log_input.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib::connectors::slurm {
 
@@ -64,10 +64,10 @@ bool parseExitStatus(std::string_view text, ExitStatus* out);
 ir::State normaliseState(std::string_view raw);
 
 // The normalised context of a job, as rules see it: `workload.*`.
-runtime::Workload toWorkload(const SlurmJob& job, const std::string& cluster);
+evidence::Workload toWorkload(const SlurmJob& job, const std::string& cluster);
 
 // What sacct says, as scheduler-source evidence lines the rules can match: the job's state,
 // exit codes and reason, who cancelled it, and each step's state and exit.
-std::vector<runtime::LogLine> schedulerFacts(const SlurmJob& job, const std::string& cluster);
+std::vector<evidence::LogLine> schedulerFacts(const SlurmJob& job, const std::string& cluster);
 
 }  // namespace attrib::connectors::slurm

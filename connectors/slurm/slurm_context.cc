@@ -126,11 +126,11 @@ std::string sacctFailure(const ProcessResult& run, const SlurmOptions& options, 
 
 }  // namespace
 
-bool SlurmContext::readSacct(std::vector<SlurmJob>* jobs, runtime::ConnectorReport* report, size_t* skipped,
+bool SlurmContext::readSacct(std::vector<SlurmJob>* jobs, evidence::ConnectorReport* report, size_t* skipped,
                              std::string* why) {
   ProcessResult run = runSacct(command(), options_);
   if (std::string failure = sacctFailure(run, options_, "sacct"); !failure.empty()) {
-    report->status = runtime::ConnectorReport::Status::Error;
+    report->status = evidence::ConnectorReport::Status::Error;
     report->reason = failure;
     return false;
   }
@@ -143,10 +143,10 @@ bool SlurmContext::readSacct(std::vector<SlurmJob>* jobs, runtime::ConnectorRepo
   return true;
 }
 
-bool SlurmContext::readSacctJson(std::vector<SlurmJob>* jobs, runtime::ConnectorReport* report, size_t* skipped,
+bool SlurmContext::readSacctJson(std::vector<SlurmJob>* jobs, evidence::ConnectorReport* report, size_t* skipped,
                                  std::string* why) {
   auto fail = [&](std::string reason) {
-    report->status = runtime::ConnectorReport::Status::Error;
+    report->status = evidence::ConnectorReport::Status::Error;
     report->reason = std::move(reason);
     return false;
   };
@@ -177,11 +177,11 @@ bool SlurmContext::readSacctJson(std::vector<SlurmJob>* jobs, runtime::Connector
   return true;
 }
 
-bool SlurmContext::readSlurmrestd(std::vector<SlurmJob>* jobs, runtime::ConnectorReport* report, size_t* skipped,
+bool SlurmContext::readSlurmrestd(std::vector<SlurmJob>* jobs, evidence::ConnectorReport* report, size_t* skipped,
                                   std::string* why) {
   const SlurmRestOptions& rest = options_.rest;
   auto fail = [&](std::string reason) {
-    report->status = runtime::ConnectorReport::Status::Error;
+    report->status = evidence::ConnectorReport::Status::Error;
     report->reason = std::move(reason);
     return false;
   };
@@ -249,7 +249,7 @@ bool SlurmContext::readSlurmrestd(std::vector<SlurmJob>* jobs, runtime::Connecto
   return true;
 }
 
-std::vector<WorkloadContext> SlurmContext::discover(runtime::ConnectorReport* report) {
+std::vector<WorkloadContext> SlurmContext::discover(evidence::ConnectorReport* report) {
   auto started = std::chrono::steady_clock::now();
   *report = {};
   report->connector = "slurm";
@@ -268,7 +268,7 @@ std::vector<WorkloadContext> SlurmContext::discover(runtime::ConnectorReport* re
   std::vector<WorkloadContext> out;
   int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (options_.since && *options_.since > now) {  // sacct refuses a window that starts later
-    report->status = runtime::ConnectorReport::Status::Empty;
+    report->status = evidence::ConnectorReport::Status::Empty;
     report->reason = "the window starts in the future";
     finish();
     return out;
@@ -317,10 +317,10 @@ std::vector<WorkloadContext> SlurmContext::discover(runtime::ConnectorReport* re
   }
   if (unknown > 0) problems.push_back(fmt::format("{} job(s) with an unknown state skipped; first: {}", unknown, firstUnknown));
   if (!problems.empty()) {
-    report->status = runtime::ConnectorReport::Status::Partial;
+    report->status = evidence::ConnectorReport::Status::Partial;
     for (const auto& p : problems) report->reason += (report->reason.empty() ? "" : "; ") + p;
   } else if (out.empty()) {
-    report->status = runtime::ConnectorReport::Status::Empty;
+    report->status = evidence::ConnectorReport::Status::Empty;
     report->reason = "no finished jobs in the window";
   }
   finish();

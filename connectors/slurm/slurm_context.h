@@ -51,7 +51,7 @@ struct SlurmOptions {
 class SlurmContext : public ExecutionContext {
  public:
   explicit SlurmContext(SlurmOptions options) : options_(std::move(options)) {}
-  std::vector<WorkloadContext> discover(runtime::ConnectorReport* report) override;
+  std::vector<WorkloadContext> discover(evidence::ConnectorReport* report) override;
 
   // The sacct command line discover() runs (for tests and --dry-run): the text form, or with
   // `json` the `sacct --json` form of the same window and filters.
@@ -61,9 +61,9 @@ class SlurmContext : public ExecutionContext {
   std::string slurmdbPath() const;
 
  private:
-  bool readSacct(std::vector<SlurmJob>* jobs, runtime::ConnectorReport* report, size_t* skipped, std::string* why);
-  bool readSacctJson(std::vector<SlurmJob>* jobs, runtime::ConnectorReport* report, size_t* skipped, std::string* why);
-  bool readSlurmrestd(std::vector<SlurmJob>* jobs, runtime::ConnectorReport* report, size_t* skipped, std::string* why);
+  bool readSacct(std::vector<SlurmJob>* jobs, evidence::ConnectorReport* report, size_t* skipped, std::string* why);
+  bool readSacctJson(std::vector<SlurmJob>* jobs, evidence::ConnectorReport* report, size_t* skipped, std::string* why);
+  bool readSlurmrestd(std::vector<SlurmJob>* jobs, evidence::ConnectorReport* report, size_t* skipped, std::string* why);
 
   SlurmOptions options_;
 };

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "connectors/local/workload_dir.h"
+#include "evidence/workload_json.h"
 
 namespace attrib::connectors {
 
@@ -15,13 +15,13 @@ StaticContext StaticContext::fromFile(std::string path) {
   return c;
 }
 
-StaticContext StaticContext::fromWorkload(runtime::Workload workload) {
+StaticContext StaticContext::fromWorkload(evidence::Workload workload) {
   StaticContext c;
   c.workload_ = std::move(workload);
   return c;
 }
 
-std::vector<WorkloadContext> StaticContext::discover(runtime::ConnectorReport* report) {
+std::vector<WorkloadContext> StaticContext::discover(evidence::ConnectorReport* report) {
   *report = {};
   report->connector = "static";
   report->source = path_.empty() ? "flags" : path_;
@@ -31,7 +31,7 @@ std::vector<WorkloadContext> StaticContext::discover(runtime::ConnectorReport* r
   } else {
     std::ifstream in(path_, std::ios::binary);
     if (!in) {
-      report->status = runtime::ConnectorReport::Status::Error;
+      report->status = evidence::ConnectorReport::Status::Error;
       report->reason = fmt::format("cannot read {}", path_);
       return {};
     }
@@ -39,8 +39,8 @@ std::vector<WorkloadContext> StaticContext::discover(runtime::ConnectorReport* r
     all << in.rdbuf();
     report->bytes = all.str().size();
     std::string error;
-    if (!parseWorkloadJson(all.str(), &c.workload, &error)) {
-      report->status = runtime::ConnectorReport::Status::Error;
+    if (!evidence::parseWorkloadJson(all.str(), &c.workload, &error)) {
+      report->status = evidence::ConnectorReport::Status::Error;
       report->reason = fmt::format("{}: {}", path_, error);
       return {};
     }

@@ -14,13 +14,13 @@ class StaticContext : public ExecutionContext {
   // From a workload.json file, read when discover() runs.
   static StaticContext fromFile(std::string path);
   // From a context built by the caller (flags).
-  static StaticContext fromWorkload(runtime::Workload workload);
+  static StaticContext fromWorkload(evidence::Workload workload);
 
-  std::vector<WorkloadContext> discover(runtime::ConnectorReport* report) override;
+  std::vector<WorkloadContext> discover(evidence::ConnectorReport* report) override;
 
  private:
   std::string path_;
-  runtime::Workload workload_;
+  evidence::Workload workload_;
 };
 
 }  // namespace attrib::connectors

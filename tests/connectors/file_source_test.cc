@@ -39,11 +39,11 @@ class FileSourceTest : public ::testing::Test {
     return o;
   }
   fs::path top_;
-  runtime::Workload w_;
+  evidence::Workload w_;
 };
 
 TEST_F(FileSourceTest, GlobsPerNodeWithSourcesFromFileNames) {
-  std::vector<runtime::ConnectorReport> reports;
+  std::vector<evidence::ConnectorReport> reports;
   auto files = findLogFiles(options({{(top_ / "root/logs/${job}/${node}/*.log*").string(), ""}}), w_, &reports);
   std::vector<std::string> got;
   for (const auto& f : files) got.push_back(f.node + " " + f.source + " " + fs::path(f.path).filename().string());
@@ -51,14 +51,14 @@ TEST_F(FileSourceTest, GlobsPerNodeWithSourcesFromFileNames) {
                                            "gpu-01 syslog syslog.log.1.gz", "gpu-02 applog applog.log"}))
       << "gpu-99 is not the workload's, job 4243 is another job, escape.log leaves the root";
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0].status, runtime::ConnectorReport::Status::Partial);
+  EXPECT_EQ(reports[0].status, evidence::ConnectorReport::Status::Partial);
   EXPECT_NE(reports[0].reason.find("1 match(es) outside the configured roots"), std::string::npos) << reports[0].reason;
   EXPECT_NE(reports[0].reason.find("escape.log"), std::string::npos);
   EXPECT_EQ(reports[0].observations, 4u);
 }
 
 TEST_F(FileSourceTest, FixedSourceAndNodeFromThePath) {
-  std::vector<runtime::ConnectorReport> reports;
+  std::vector<evidence::ConnectorReport> reports;
   auto files = findLogFiles(options({{(top_ / "root/logs/${job}/slurm-${job}.out").string(), "applog"},
                                      {(top_ / "root/logs/${job}/*/applog.log").string(), "applog"}}),
                             w_, &reports);
@@ -68,11 +68,11 @@ TEST_F(FileSourceTest, FixedSourceAndNodeFromThePath) {
   EXPECT_EQ(files[2].node, "") << "gpu-99 is not one of the workload's nodes";
   EXPECT_EQ(files[3].source, "applog");
   EXPECT_EQ(fs::path(files[3].path).filename(), "slurm-4242.out");
-  EXPECT_EQ(reports[0].status, runtime::ConnectorReport::Status::Ok);
+  EXPECT_EQ(reports[0].status, evidence::ConnectorReport::Status::Ok);
 }
 
 TEST_F(FileSourceTest, RanksFromFileNames) {
-  std::vector<runtime::ConnectorReport> reports;
+  std::vector<evidence::ConnectorReport> reports;
   auto files = findLogFiles(options({{(top_ / "root/ranks/${job}/${node}/*").string(), "applog"}}), w_, &reports);
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[0].rank, 3);
@@ -84,17 +84,17 @@ TEST_F(FileSourceTest, RanksFromFileNames) {
 }
 
 TEST_F(FileSourceTest, DotDotAndNoRootsAreRefusedAndNothingMatchingIsEmpty) {
-  std::vector<runtime::ConnectorReport> reports;
+  std::vector<evidence::ConnectorReport> reports;
   auto files = findLogFiles(options({{(top_ / "root/logs/../../outside/*.log").string(), ""}}), w_, &reports);
   EXPECT_TRUE(files.empty());
-  EXPECT_EQ(reports[0].status, runtime::ConnectorReport::Status::Partial);
+  EXPECT_EQ(reports[0].status, evidence::ConnectorReport::Status::Partial);
   FileSourceOptions none = options({{(top_ / "root/logs/${job}/${node}/*.log").string(), ""}});
   none.roots.clear();
   reports.clear();
   EXPECT_TRUE(findLogFiles(none, w_, &reports).empty()) << "without roots nothing may be read";
   reports.clear();
   EXPECT_TRUE(findLogFiles(options({{(top_ / "root/nothing/*.log").string(), ""}}), w_, &reports).empty());
-  EXPECT_EQ(reports[0].status, runtime::ConnectorReport::Status::Empty);
+  EXPECT_EQ(reports[0].status, evidence::ConnectorReport::Status::Empty);
   // A node name with glob characters matches only itself.
   w_.nodes = {"gpu-0*"};
   reports.clear();

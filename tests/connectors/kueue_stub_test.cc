@@ -15,6 +15,7 @@
 #include "connectors/kube/kube_client.h"
 #include "connectors/kube/pod_logs.h"
 #include "connectors/kueue/kueue_context.h"
+#include "ir/civil_time.h"
 
 namespace attrib::connectors::kueue {
 namespace {
@@ -183,9 +184,9 @@ KueueOptions optionsFor(const StubApi& api, const std::string& token = "sekret")
 TEST(KueueStub, FinishedWorkloadsWithPodsPlacementTerminationsAndEvents) {
   StubApi api;
   KueueContext context(optionsFor(api));
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto found = context.discover(&report);
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Ok) << report.reason;
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Ok) << report.reason;
   EXPECT_EQ(report.observations, 4u);
   EXPECT_EQ(api.pages_.load(), 2) << "4 workloads in pages of 2, through `continue`";
   ASSERT_EQ(found.size(), 3u) << "the queued workload is not finished";
@@ -200,8 +201,8 @@ TEST(KueueStub, FinishedWorkloadsWithPodsPlacementTerminationsAndEvents) {
   EXPECT_EQ(failed.exitCode, 1) << "the first failing container, in pod order";
   EXPECT_EQ(failed.nodes, (std::vector<std::string>{"gpu-07", "gpu-08"}));
   EXPECT_EQ(failed.ranks, 2);
-  EXPECT_EQ(failed.start, parseKubeTime("2024-11-29T20:01:00Z"));
-  EXPECT_EQ(failed.end, parseKubeTime("2024-11-29T20:28:31Z"));
+  EXPECT_EQ(failed.start, attrib::parseRfc3339("2024-11-29T20:01:00Z"));
+  EXPECT_EQ(failed.end, attrib::parseRfc3339("2024-11-29T20:28:31Z"));
   EXPECT_EQ(failed.reason, "Job has reached the specified backoff limit");
   std::string facts;
   for (const auto& f : byId.at("kueue/ml/job-llm-pretrain-5f2c1")->facts) {
@@ -238,7 +239,7 @@ TEST(KueueStub, FinishedWorkloadsWithPodsPlacementTerminationsAndEvents) {
 
   // A window that ends before the failure.
   KueueOptions early = optionsFor(api);
-  early.until = parseKubeTime("2024-11-29T20:00:00Z");
+  early.until = attrib::parseRfc3339("2024-11-29T20:00:00Z");
   auto before = KueueContext(early).discover(&report);
   ASSERT_EQ(before.size(), 2u);
 }
@@ -259,21 +260,21 @@ TEST(PodLogsStub, CurrentAndPreviousLogsWithTimestampsNodesAndRanks) {
   EXPECT_EQ(pods[1].restarted, std::vector<std::string>{"trainer"});
   pods.push_back({"ml", "gone-pod", "gpu-09", std::nullopt, {"trainer"}, {}});
   kube::PodLogOptions options;
-  options.since = parseKubeTime("2024-11-29T20:00:00Z");
-  std::vector<runtime::ConnectorReport> reports;
+  options.since = attrib::parseRfc3339("2024-11-29T20:00:00Z");
+  std::vector<evidence::ConnectorReport> reports;
   auto lines = kube::fetchPodLogs(client, pods, options, &reports);
   ASSERT_EQ(reports.size(), 4u) << "two current logs, one previous, one gone pod";
-  EXPECT_EQ(reports[3].status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(reports[3].status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(reports[3].reason.find("HTTP 404 NotFound: pods \"gone-pod\" not found"), std::string::npos) << reports[3].reason;
   ASSERT_EQ(lines.size(), 7u);
-  const runtime::LogLine* previous = nullptr;
+  const evidence::LogLine* previous = nullptr;
   for (const auto& l : lines) {
     if (l.text.find("out of memory") != std::string::npos) previous = &l;
   }
   ASSERT_TRUE(previous);
   EXPECT_EQ(previous->node, "gpu-08");
   EXPECT_EQ(previous->rank, 3);
-  EXPECT_EQ(previous->time, *parseKubeTime("2024-11-29T20:09:57.000000001Z"));
+  EXPECT_EQ(previous->time, *attrib::parseRfc3339("2024-11-29T20:09:57.000000001Z"));
   EXPECT_EQ(previous->where.location, "ml/llm-pretrain-3-x7k2q/trainer (previous)");
   EXPECT_EQ(lines.back().text, "a line without a timestamp");
   EXPECT_FALSE(lines.back().time);
@@ -286,15 +287,15 @@ TEST(PodLogsStub, CurrentAndPreviousLogsWithTimestampsNodesAndRanks) {
   reports.clear();
   kube::fetchPodLogs(client, {pods[0]}, options, &reports);
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0].status, runtime::ConnectorReport::Status::Partial);
+  EXPECT_EQ(reports[0].status, evidence::ConnectorReport::Status::Partial);
   EXPECT_NE(reports[0].reason.find("longer than 40 bytes"), std::string::npos);
 }
 
 TEST(KueueStub, WrongTokenIsAnAuthErrorAndATokenFileIsReReadEveryRequest) {
   StubApi api;
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(KueueContext(optionsFor(api, "wrong")).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("HTTP 401 Unauthorized: Unauthorized"), std::string::npos) << report.reason;
   EXPECT_EQ(report.reason.find("wrong"), std::string::npos) << "the token never appears in reports";
 
@@ -312,12 +313,12 @@ TEST(KueueStub, WrongTokenIsAnAuthErrorAndATokenFileIsReReadEveryRequest) {
 }
 
 TEST(KueueStub, MalformedAnswersAndADeadServerAreConnectorErrors) {
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   {
     StubApi api;
     api.malformed_ = true;
     EXPECT_TRUE(KueueContext(optionsFor(api)).discover(&report).empty());
-    EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+    EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
     EXPECT_NE(report.reason.find("not a JSON object"), std::string::npos) << report.reason;
   }
   KueueOptions dead;
@@ -325,7 +326,7 @@ TEST(KueueStub, MalformedAnswersAndADeadServerAreConnectorErrors) {
   dead.kube.timeout = std::chrono::seconds(3);
   auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(KueueContext(dead).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_FALSE(report.reason.empty());
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
 }
@@ -431,11 +432,11 @@ TEST_F(KubeconfigTest, InClusterServiceAccount) {
 }
 
 TEST(KubeTime, ParsesRfc3339WithFractionsAndOffsets) {
-  EXPECT_EQ(parseKubeTime("1970-01-01T00:00:01Z"), 1'000'000'000LL);
-  EXPECT_EQ(parseKubeTime("1970-01-01T00:00:01.5Z"), 1'500'000'000LL);
-  EXPECT_EQ(parseKubeTime("1970-01-01T01:00:01+01:00"), 1'000'000'000LL);
-  EXPECT_FALSE(parseKubeTime("yesterday"));
-  EXPECT_FALSE(parseKubeTime("2024-02-30T00:00:00Z"));
+  EXPECT_EQ(attrib::parseRfc3339("1970-01-01T00:00:01Z"), 1'000'000'000LL);
+  EXPECT_EQ(attrib::parseRfc3339("1970-01-01T00:00:01.5Z"), 1'500'000'000LL);
+  EXPECT_EQ(attrib::parseRfc3339("1970-01-01T01:00:01+01:00"), 1'000'000'000LL);
+  EXPECT_FALSE(attrib::parseRfc3339("yesterday"));
+  EXPECT_FALSE(attrib::parseRfc3339("2024-02-30T00:00:00Z"));
 }
 
 }  // namespace

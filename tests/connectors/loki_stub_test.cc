@@ -130,8 +130,8 @@ class StubLoki {
 
 constexpr int64_t kT0 = 1'732'912'000'000'000'000LL;
 
-runtime::Workload workload() {
-  runtime::Workload w;
+evidence::Workload workload() {
+  evidence::Workload w;
   w.id = "slurm/4242";
   w.nodes = {"gpu-07", "gpu-08"};
   w.start = kT0;
@@ -164,9 +164,9 @@ void fill(StubLoki& loki) {
 TEST(LokiStub, PagesThroughEveryLineOnceInTimeOrderWithLabelsMapped) {
   StubLoki loki;
   fill(loki);
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto lines = fetchLogs(optionsFor(loki), workload(), &report);
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Ok) << report.reason;
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Ok) << report.reason;
   ASSERT_EQ(lines.size(), 8000u) << "every line of gpu-07 and gpu-08, none twice, none of gpu-99";
   EXPECT_GE(loki.requests_.load(), 8);
   std::map<std::string, int> seen;
@@ -183,7 +183,7 @@ TEST(LokiStub, PagesThroughEveryLineOnceInTimeOrderWithLabelsMapped) {
   EXPECT_EQ(first.source, "applog");
   EXPECT_EQ(first.time, kT0);
   EXPECT_EQ(first.where.connector, "loki");
-  auto b = std::find_if(lines.begin(), lines.end(), [](const runtime::LogLine& l) { return l.text == "b 0"; });
+  auto b = std::find_if(lines.begin(), lines.end(), [](const evidence::LogLine& l) { return l.text == "b 0"; });
   ASSERT_NE(b, lines.end());
   EXPECT_EQ(b->source, "syslog");
   EXPECT_FALSE(b->rank);
@@ -194,9 +194,9 @@ TEST(LokiStub, TenantHeaderAndTheServersLimitError) {
   StubLoki loki;
   fill(loki);
   loki.requireTenant_ = true;
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(fetchLogs(optionsFor(loki), workload(), &report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_EQ(report.reason, "HTTP 401: no org id");
   LokiOptions o = optionsFor(loki);
   o.tenant = "team-a";
@@ -210,14 +210,14 @@ TEST(LokiStub, A429BurstIsRetriedAndPersistent5xxIsReportedNotHung) {
   StubLoki loki;
   fill(loki);
   loki.failures_ = 3;
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_EQ(fetchLogs(optionsFor(loki), workload(), &report).size(), 8000u);
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Ok) << report.reason;
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Ok) << report.reason;
   loki.failures_ = 1000;
   loki.failStatus_ = 503;
   auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(fetchLogs(optionsFor(loki), workload(), &report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_EQ(report.reason, "HTTP 503: internal server error");
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
   LokiOptions tight = optionsFor(loki);
@@ -235,11 +235,11 @@ TEST(LokiStub, AServerThatNeverAnswersTimesOutWithinTheDeadline) {
   LokiOptions o = optionsFor(loki);
   o.timeout = std::chrono::milliseconds(500);
   o.retries = 1;
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(fetchLogs(o, workload(), &report).empty());
   auto elapsed = std::chrono::steady_clock::now() - started;
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("imed out"), std::string::npos) << report.reason;
   EXPECT_LT(elapsed, std::chrono::milliseconds(2500)) << "two attempts of 0.5 s and a short backoff";
   loki.stallMs_ = 0;
@@ -249,26 +249,26 @@ TEST(LokiStub, BrokenBodiesAndADeadServerAreReported) {
   StubLoki loki;
   fill(loki);
   loki.malformed_ = true;
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(fetchLogs(optionsFor(loki), workload(), &report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_EQ(report.reason, "an answer is not a streams result");
   LokiOptions dead = optionsFor(loki);
   dead.url = "http://127.0.0.1:1";
   dead.retries = 1;
   EXPECT_TRUE(fetchLogs(dead, workload(), &report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_FALSE(report.reason.empty());
 }
 
 TEST(LokiQuery, PlaceholdersAreFilledAndNodeNamesEscaped) {
-  runtime::Workload w;
+  evidence::Workload w;
   w.id = "slurm/cluster1/777";
   w.name = "pretrain";
   w.nodes = {"gpu-01.dc", "gpu-02"};
   EXPECT_EQ(expandQuery(R"({job="${job}", node=~"${nodes}", workload="${id}", name="${name}"})", w),
             R"x({job="777", node=~"gpu-01\\.dc|gpu-02", workload="slurm/cluster1/777", name="pretrain"})x");
-  EXPECT_EQ(expandQuery(R"({node=~"${nodes}"})", runtime::Workload{}), R"({node=~".+"})");
+  EXPECT_EQ(expandQuery(R"({node=~"${nodes}"})", evidence::Workload{}), R"({node=~".+"})");
 }
 
 // Sources together, as a diagnosis uses them: Loki has the logs, Prometheus is down, a local
@@ -322,13 +322,13 @@ TEST(Sources, TheVerdictComesFromTheRemainingEvidenceAndTheReportsSayWhatFailed)
   EXPECT_EQ(v.root->node, "gpu-0007");
   ASSERT_FALSE(v.badNodes.empty());
   EXPECT_EQ(v.badNodes[0].node, "gpu-0007");
-  std::map<std::string, runtime::ConnectorReport::Status> status;
+  std::map<std::string, evidence::ConnectorReport::Status> status;
   for (const auto& r : v.reports) status[r.connector] = r.status;
-  EXPECT_EQ(status.at("loki"), runtime::ConnectorReport::Status::Ok);
-  EXPECT_EQ(status.at("prometheus"), runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(status.at("loki"), evidence::ConnectorReport::Status::Ok);
+  EXPECT_EQ(status.at("prometheus"), evidence::ConnectorReport::Status::Error);
   bool corrupt = false;
   for (const auto& r : v.reports) {
-    if (r.source.find("syslog.log.gz") != std::string::npos) corrupt = r.status != runtime::ConnectorReport::Status::Ok;
+    if (r.source.find("syslog.log.gz") != std::string::npos) corrupt = r.status != evidence::ConnectorReport::Status::Ok;
   }
   EXPECT_TRUE(corrupt) << "the corrupt gzip file is reported";
 }

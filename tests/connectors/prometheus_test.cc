@@ -120,8 +120,8 @@ class PrometheusServer : public ::testing::Test {
     o.padAfter = 0;
     return o;
   }
-  static runtime::Workload workload() {
-    runtime::Workload w;
+  static evidence::Workload workload() {
+    evidence::Workload w;
     w.id = "slurm/1";
     w.nodes = {"node01", "node02"};
     w.start = kStart * kSecond;
@@ -136,10 +136,10 @@ class PrometheusServer : public ::testing::Test {
 };
 
 TEST_F(PrometheusServer, OnlyTheRulesMetricsOnTheWorkloadsNodesSampleBySample) {
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto samples = fetchMetrics(options(), workload(), &report);
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Ok) << report.reason;
-  std::map<std::string, std::vector<const runtime::MetricSample*>> byMetric;
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Ok) << report.reason;
+  std::map<std::string, std::vector<const evidence::MetricSample*>> byMetric;
   for (const auto& s : samples) {
     byMetric[s.name].push_back(&s);
     EXPECT_NE(s.node, "node99") << "another workload's node";
@@ -180,9 +180,9 @@ TEST_F(PrometheusServer, ServerErrorsAreReportedWithTheServersReason) {
   PrometheusOptions tooMany = options();
   tooMany.maxPoints = 20'000;  // more than the server accepts: it answers 400
   tooMany.metrics = {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"};
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(fetchMetrics(tooMany, workload(), &report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("HTTP 400 bad_data: exceeded maximum resolution of 11,000 points"), std::string::npos)
       << report.reason;
   // One good metric and one broken query: partial.
@@ -190,7 +190,7 @@ TEST_F(PrometheusServer, ServerErrorsAreReportedWithTheServersReason) {
   mixed.metrics = {"DCGM_FI_DEV_XID_ERRORS", "not a metric name!"};
   auto some = fetchMetrics(mixed, workload(), &report);
   EXPECT_EQ(some.size(), 361u);
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Partial);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Partial);
   EXPECT_NE(report.reason.find("1 of 3 requests failed"), std::string::npos) << report.reason;
 }
 
@@ -199,15 +199,15 @@ TEST(PrometheusSource, DeadServerAndMissingWindowAreErrorsNotHangs) {
   o.url = "http://127.0.0.1:1";
   o.metrics = {"DCGM_FI_DEV_XID_ERRORS"};
   o.timeout = std::chrono::seconds(2);
-  runtime::Workload w;
+  evidence::Workload w;
   w.start = kStart * kSecond;
   w.end = (kStart + 60) * kSecond;
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(fetchMetrics(o, w, &report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
-  EXPECT_TRUE(fetchMetrics(o, runtime::Workload{}, &report).empty());
+  EXPECT_TRUE(fetchMetrics(o, evidence::Workload{}, &report).empty());
   EXPECT_NE(report.reason.find("no start or end time"), std::string::npos) << report.reason;
 }
 

@@ -127,11 +127,11 @@ class SlurmCluster : public ::testing::Test {
     auto deadline = std::chrono::steady_clock::now() + wait;
     std::map<std::string, WorkloadContext> byId;
     while (std::chrono::steady_clock::now() < deadline) {
-      runtime::ConnectorReport report;
+      evidence::ConnectorReport report;
       byId.clear();
       for (auto& c : SlurmContext(o).discover(&report)) byId[c.workload.id] = std::move(c);
-      EXPECT_NE(report.status, runtime::ConnectorReport::Status::Error) << report.reason;
-      EXPECT_NE(report.status, runtime::ConnectorReport::Status::Partial) << report.reason;
+      EXPECT_NE(report.status, evidence::ConnectorReport::Status::Error) << report.reason;
+      EXPECT_NE(report.status, evidence::ConnectorReport::Status::Partial) << report.reason;
       bool all = true;
       for (const auto& id : ids) all = all && byId.count("slurm/" + id);
       if (all) return byId;
@@ -170,7 +170,7 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
 
   std::vector<std::string> ids = {ok, fail, killed, memory, task, cancel, timeout};
   auto jobs = finished(ids, std::chrono::seconds(150), options());
-  auto at = [&](const std::string& id) -> const runtime::Workload& { return jobs.at("slurm/" + id).workload; };
+  auto at = [&](const std::string& id) -> const evidence::Workload& { return jobs.at("slurm/" + id).workload; };
   using S = ir::State;
   struct Expect {
     std::string id, name;
@@ -186,7 +186,7 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
                                              {timeout, "timelimit", S::Timeout, 0, std::nullopt}}) {
     SCOPED_TRACE(e.name);
     ASSERT_TRUE(jobs.count("slurm/" + e.id));
-    const runtime::Workload& w = at(e.id);
+    const evidence::Workload& w = at(e.id);
     EXPECT_EQ(w.scheduler, "slurm");
     EXPECT_EQ(w.name, e.name);
     EXPECT_EQ(w.user, "root");
@@ -211,8 +211,8 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
     for (const auto& id : ids) {
       SCOPED_TRACE(id);
       ASSERT_TRUE(other.count("slurm/" + id));
-      const runtime::Workload& a = other.at("slurm/" + id).workload;
-      const runtime::Workload& b = at(id);
+      const evidence::Workload& a = other.at("slurm/" + id).workload;
+      const evidence::Workload& b = at(id);
       EXPECT_EQ(a.name, b.name);
       EXPECT_EQ(a.user, b.user);
       EXPECT_EQ(a.partition, b.partition);
@@ -243,9 +243,9 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
   SlurmOptions later = options();
   later.since = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count() +
                 3'600'000'000'000LL;
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(SlurmContext(later).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Empty) << report.reason;
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Empty) << report.reason;
   // A job-name filter.
   SlurmOptions named = options();
   named.names = {"failjob"};
@@ -263,9 +263,9 @@ TEST_F(SlurmCluster, SacctWithoutSlurmdbdAndAWrongTokenAreConnectorErrors) {
   { std::ofstream(wrong) << "eyJhbGciOiJIUzI1NiJ9.wrong.wrong\n"; }
   SlurmOptions rest = options("slurmrestd-jwt");
   rest.rest.tokenFile = wrong.string();
-  runtime::ConnectorReport restReport;
+  evidence::ConnectorReport restReport;
   EXPECT_TRUE(SlurmContext(rest).discover(&restReport).empty());
-  EXPECT_EQ(restReport.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(restReport.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(restReport.reason.find("1007 Protocol authentication error"), std::string::npos) << restReport.reason;
   EXPECT_EQ(restReport.reason.find("eyJ"), std::string::npos);
   rest.rest.tokenFile.clear();
@@ -282,15 +282,15 @@ TEST_F(SlurmCluster, SacctWithoutSlurmdbdAndAWrongTokenAreConnectorErrors) {
   o.completionLog = false;  // plain sacct
   o.env = {{"SLURM_CONF", (dir_ / "slurm-nodbd.conf").string()}};
   o.timeout = std::chrono::seconds(20);
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(SlurmContext(o).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("sacct failed"), std::string::npos) << report.reason;
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(25));
   o.mode = SlurmMode::SacctJson;  // sacct --json aborts without slurmdbd
   EXPECT_TRUE(SlurmContext(o).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("sacct --json failed"), std::string::npos) << report.reason;
   // No configuration at all: an error within the deadline, not a hang.
   SlurmOptions gone = options();
@@ -298,7 +298,7 @@ TEST_F(SlurmCluster, SacctWithoutSlurmdbdAndAWrongTokenAreConnectorErrors) {
   gone.timeout = std::chrono::seconds(5);
   started = std::chrono::steady_clock::now();
   EXPECT_TRUE(SlurmContext(gone).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_TRUE(report.reason.find("sacct failed") != std::string::npos ||
               report.reason.find("did not answer within 5 s") != std::string::npos)
       << report.reason;

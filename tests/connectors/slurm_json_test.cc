@@ -27,7 +27,7 @@ namespace attrib::connectors::slurm {
 namespace {
 
 namespace fs = std::filesystem;
-using Status = runtime::ConnectorReport::Status;
+using Status = evidence::ConnectorReport::Status;
 
 std::string recorded(const std::string& name) {
   std::ifstream in(std::string(ATTRIB_SOURCE_DIR) + "/tests/connectors/data/slurm-22.05.8/" + name);
@@ -91,7 +91,7 @@ TEST(SlurmJson, RecordedSacctJsonMergedWithTheTextAgreesWithTheText) {
   for (const auto& t : text) {
     SCOPED_TRACE(t.id);
     ASSERT_TRUE(json.count(t.id));
-    runtime::Workload a = toWorkload(json[t.id], "c1"), b = toWorkload(t, "c1");
+    evidence::Workload a = toWorkload(json[t.id], "c1"), b = toWorkload(t, "c1");
     EXPECT_EQ(a.id, b.id);
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.user, b.user);
@@ -127,7 +127,7 @@ TEST(SlurmJson, RecordedSlurmrestdAnswersMergeToTheSameExitCodes) {
   auto json = byId(db.jobs);
   for (const auto& t : recordedText()) {
     SCOPED_TRACE(t.id);
-    runtime::Workload a = toWorkload(json[t.id], ""), b = toWorkload(t, "");
+    evidence::Workload a = toWorkload(json[t.id], ""), b = toWorkload(t, "");
     EXPECT_EQ(a.state, b.state);
     EXPECT_EQ(a.exitCode, b.exitCode);
     EXPECT_EQ(a.signal, b.signal);
@@ -253,12 +253,12 @@ class FakeSacct : public ::testing::Test {
 };
 
 TEST_F(FakeSacct, RecordedOutputThroughTheContext) {
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto out = SlurmContext(fake(recorded("sacct.json"), recorded("sacct-parsable.txt"))).discover(&report);
   EXPECT_EQ(report.status, Status::Ok) << report.reason;
   EXPECT_EQ(report.source, "sacct --json");
   EXPECT_EQ(out.size(), 11u);
-  std::map<std::string, runtime::Workload> w;
+  std::map<std::string, evidence::Workload> w;
   for (auto& c : out) w[c.workload.id] = c.workload;
   EXPECT_EQ(w["slurm/3"].exitCode, 3);
   EXPECT_EQ(w["slurm/1"].state, ir::State::Timeout);
@@ -266,7 +266,7 @@ TEST_F(FakeSacct, RecordedOutputThroughTheContext) {
 
 TEST_F(FakeSacct, TruncatedJsonIsAnErrorReport) {
   std::string full = recorded("sacct.json");
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(SlurmContext(fake(full.substr(0, 5000), recorded("sacct-parsable.txt"))).discover(&report).empty());
   EXPECT_EQ(report.status, Status::Error);
   EXPECT_EQ(report.reason, "sacct --json: the JSON ends early (cut at byte 5000 of 5000)");
@@ -277,7 +277,7 @@ TEST_F(FakeSacct, UnknownStatesAreSkippedAndReported) {
       {"job_id": 1, "name": "a", "state": {"current": "EXPLODED"}, "nodes": "n1"},
       {"job_id": 2, "name": "b", "state": {"current": "COMPLETED"}, "nodes": "n1", "exit_code": {"status": "SUCCESS", "return_code": 0},
        "time": {"start": 1795984510, "end": 1795984520}}]})";
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto out = SlurmContext(fake(doc, "")).discover(&report);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].workload.id, "slurm/2");
@@ -289,7 +289,7 @@ TEST_F(FakeSacct, FailingTextLeavesFailedExitsUnknownAndSaysSo) {
   SlurmOptions o = fake(recorded("sacct.json"), "");
   write("sacct", "#!/bin/sh\ncase \"$*\" in *--json*) cat '" + (dir_ / "out.json").string() +
                      "' ;; *) echo 'sacct: error: boom' >&2; exit 1 ;; esac\n");
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto out = SlurmContext(o).discover(&report);
   EXPECT_EQ(report.status, Status::Partial);
   EXPECT_EQ(report.reason, "1 problem(s); first: exit codes unverified: sacct -P failed (exit 1): sacct: error: boom");
@@ -361,16 +361,16 @@ class StubSlurmrestd : public ::testing::Test {
 };
 
 TEST_F(StubSlurmrestd, RecordedAnswersGiveTheSameJobsAsSacct) {
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto out = SlurmContext(options(good_)).discover(&report);
   EXPECT_EQ(report.status, Status::Ok) << report.reason;
   EXPECT_EQ(report.source, "slurmrestd http://127.0.0.1:" + std::to_string(port_));
   ASSERT_EQ(out.size(), 11u);
-  std::map<std::string, runtime::Workload> w;
+  std::map<std::string, evidence::Workload> w;
   for (auto& c : out) w[c.workload.id] = c.workload;
   for (const auto& t : recordedText()) {
     SCOPED_TRACE(t.id);
-    runtime::Workload b = toWorkload(t, "");
+    evidence::Workload b = toWorkload(t, "");
     EXPECT_EQ(w[b.id].state, b.state);
     EXPECT_EQ(w[b.id].exitCode, b.exitCode);
     EXPECT_EQ(w[b.id].signal, b.signal);
@@ -380,7 +380,7 @@ TEST_F(StubSlurmrestd, RecordedAnswersGiveTheSameJobsAsSacct) {
 }
 
 TEST_F(StubSlurmrestd, WrongOrMissingTokenIsAClearErrorWithoutTheToken) {
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(SlurmContext(options("eyJ-secret-but-wrong")).discover(&report).empty());
   EXPECT_EQ(report.status, Status::Error);
   EXPECT_EQ(report.reason,
@@ -404,7 +404,7 @@ TEST_F(StubSlurmrestd, WrongOrMissingTokenIsAClearErrorWithoutTheToken) {
 TEST_F(StubSlurmrestd, TheTokenFileIsReadForEveryRequest) {
   SlurmOptions o = options("eyJ-old");
   SlurmContext context(o);
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(context.discover(&report).empty());
   EXPECT_EQ(report.status, Status::Error);
   std::ofstream(dir_ / "token") << "SLURM_JWT=" << good_ << "\n";  // rotated, as `scontrol token` prints it
@@ -417,7 +417,7 @@ TEST(SlurmrestdUnreachable, MissingSocketAndSilentSocketAreErrorsWithinTheDeadli
   o.mode = SlurmMode::Slurmrestd;
   o.rest.socket = ::testing::TempDir() + "/attrib-no-such-slurmrestd.sock";
   o.timeout = std::chrono::seconds(1);
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto started = std::chrono::steady_clock::now();
   EXPECT_TRUE(SlurmContext(o).discover(&report).empty());
   EXPECT_EQ(report.status, Status::Error);

@@ -97,7 +97,7 @@ TEST(Sacct, ParsesJobsStepsAndEveryTerminalState) {
   using S = ir::State;
   EXPECT_EQ(states, (std::vector<S>{S::NodeFail, S::OutOfMemory, S::Cancelled, S::Timeout, S::Preempted, S::BootFail,
                                     S::Deadline, S::Failed, S::Completed, S::Completed, S::Running}));
-  runtime::Workload oom = toWorkload(jobs[1], "");
+  evidence::Workload oom = toWorkload(jobs[1], "");
   EXPECT_EQ(oom.id, "slurm/13");
   EXPECT_EQ(oom.signal, 125);
   EXPECT_FALSE(oom.exitCode);
@@ -168,13 +168,13 @@ TEST(SlurmContextCommand, PassesTheWindowAndFiltersToSacct) {
 TEST(SlurmContextErrors, MissingProgramAndFailingSacctAreConnectorErrors) {
   SlurmOptions o;
   o.sacct = "/nonexistent/sacct";
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   EXPECT_TRUE(SlurmContext(o).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("cannot run /nonexistent/sacct"), std::string::npos) << report.reason;
   o.sacct = "false";
   EXPECT_TRUE(SlurmContext(o).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("sacct failed (exit 1)"), std::string::npos) << report.reason;
 }
 
@@ -210,10 +210,10 @@ TEST(StaticContext, OneWorkloadFromAFileOrFlags) {
     std::fputs(R"({"id": "run-7", "state": "FAILED", "exit_code": 2, "nodes": ["n1", "n2"]})", f);
     std::fclose(f);
   }
-  runtime::ConnectorReport report;
+  evidence::ConnectorReport report;
   auto fromFile = StaticContext::fromFile(path).discover(&report);
   ASSERT_EQ(fromFile.size(), 1u) << report.reason;
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Ok);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Ok);
   EXPECT_EQ(fromFile[0].workload.id, "run-7");
   EXPECT_EQ(fromFile[0].workload.scheduler, "static");
   EXPECT_EQ(fromFile[0].workload.state, ir::State::Failed);
@@ -224,12 +224,12 @@ TEST(StaticContext, OneWorkloadFromAFileOrFlags) {
     std::fclose(f);
   }
   EXPECT_TRUE(StaticContext::fromFile(path).discover(&report).empty());
-  EXPECT_EQ(report.status, runtime::ConnectorReport::Status::Error);
+  EXPECT_EQ(report.status, evidence::ConnectorReport::Status::Error);
   EXPECT_NE(report.reason.find("unknown state"), std::string::npos) << report.reason;
   EXPECT_TRUE(StaticContext::fromFile(path + ".missing").discover(&report).empty());
   EXPECT_NE(report.reason.find("cannot read"), std::string::npos) << report.reason;
   std::remove(path.c_str());
-  runtime::Workload w;
+  evidence::Workload w;
   w.id = "flags";
   auto fromFlags = StaticContext::fromWorkload(w).discover(&report);
   ASSERT_EQ(fromFlags.size(), 1u);

@@ -58,7 +58,7 @@
 #include "runtime/instance.h"
 #include "runtime/interpreter.h"
 #include "runtime/regex_table.h"
-#include "runtime/timeline.h"
+#include "evidence/workload_evidence.h"
 
 namespace attrib {
 namespace {
@@ -217,7 +217,7 @@ struct World {
   runtime::InstanceIndex index;
   std::vector<Instance> samples;
   std::vector<const Instance*> series;
-  runtime::Workload workload;
+  evidence::Workload workload;
 };
 
 int64_t saturatingAdd(int64_t a, int64_t b) {
@@ -320,7 +320,7 @@ class InputGen {
     }
     for (const auto& s : w->samples) w->series.push_back(&s);
 
-    runtime::Workload& wl = w->workload;
+    evidence::Workload& wl = w->workload;
     wl.id = rng_.chance(0.1) ? "" : fmt::format("{}", rng_.between(1000, 9999));
     wl.name = rng_.chance(0.2) ? "" : rng_.pick(kStrings);
     wl.scheduler = rng_.chance(0.1) ? "" : "slurm";
@@ -1059,7 +1059,7 @@ std::string describe(const Instance* in) {
       quote(in->reason), in->filtered);
 }
 
-std::string describe(const runtime::Workload& w) {
+std::string describe(const evidence::Workload& w) {
   std::string nodes;
   for (const auto& n : w.nodes) nodes += (nodes.empty() ? "" : ",") + n;
   return fmt::format(

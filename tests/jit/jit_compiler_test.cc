@@ -272,14 +272,14 @@ outcome edge "Edge" {
   auto bundle = std::shared_ptr<const runtime::Bundle>(std::shared_ptr<const runtime::Engine>(engine), &engine->bundle());
   auto jitted = runtime::Engine::create(bundle, &error, compiled, {"jit", ""});
   ASSERT_TRUE(jitted) << error;
-  runtime::WorkloadEvidence ev;
+  evidence::WorkloadEvidence ev;
   ev.workload.nodes = {"n1", "n2"};
   ev.lines = {testing::line("n1", "applog", "2026-01-01T00:00:00Z", "big 9223372036854775807 NaN"),
               testing::line("n1", "applog", "2026-01-01T00:00:01Z", "big -9223372036854775808 inf extra"),
               testing::line("n2", "applog", "2026-01-01T00:00:02Z", "big 3 1.5 tail"),
               testing::line("n2", "applog", "2026-01-01T00:00:03Z", "big 0 nan")};
   for (int i = 0; i < 5; ++i) {
-    runtime::MetricSample s;
+    evidence::MetricSample s;
     s.name = "TEMP";
     s.node = "n1";
     s.gpu = "0";

@@ -54,7 +54,7 @@ std::string timeout(int rank, int seq = 77) {
 TEST(Attribution, CascadeIsExplainedByTheGpuFault) {
   auto engine = testing::engineFor(kCascade);
   ASSERT_TRUE(engine);
-  std::vector<runtime::LogLine> lines = {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)};
+  std::vector<evidence::LogLine> lines = {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)};
   for (int r = 0; r < 24; ++r) {
     if (r / 8 == 1) continue;  // n2's ranks died with the GPU
     lines.push_back(line(fmt::format("n{}", r / 8 + 1), "applog", "2026-01-01T10:52:01Z", timeout(r)));
@@ -96,7 +96,7 @@ outcome ranks_known {
   std::filesystem::path file = std::filesystem::temp_directory_path() / fmt::format("attrib-rank7-{}.log", ::getpid());
   std::ofstream(file) << "2026-01-01T00:00:00Z Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE)\n"
                       << "2026-01-01T00:00:01Z [rank9]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=6)\n";
-  runtime::WorkloadEvidence evidence;
+  evidence::WorkloadEvidence evidence;
   evidence.logs.push_back(logFile(file.string(), "n1", "applog", "n1/rank7.log", 7));
   runtime::Verdict v = engine->diagnose(std::move(evidence));
   std::filesystem::remove(file);
@@ -225,7 +225,7 @@ TEST(Attribution, SchedulerStateAndCompoundOutcomes) {
 symptom time_limit { on scheduler when state == TIMEOUT family scheduler-timeout blame workload }
 outcome timed_out { when time_limit family scheduler-timeout action increase_time_limit confidence 0.9 }
 )");
-  runtime::Workload w;
+  evidence::Workload w;
   w.state = ir::State::Timeout;
   w.end = at("2026-01-01T12:00:00Z");
   auto v = diagnose(*engine, {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)}, w);
@@ -236,8 +236,8 @@ outcome timed_out { when time_limit family scheduler-timeout action increase_tim
   EXPECT_EQ(v.actions, (std::vector<std::string>{"drain_node", "restart", "increase_time_limit"}));
 }
 
-runtime::MetricSample sample(const std::string& time, double value, const std::string& node = "n1") {
-  runtime::MetricSample s;
+evidence::MetricSample sample(const std::string& time, double value, const std::string& node = "n1") {
+  evidence::MetricSample s;
   s.name = "gpu_temp";
   s.node = node;
   s.gpu = "0";
@@ -250,7 +250,7 @@ TEST(Attribution, SustainedMetricConditions) {
   auto engine = testing::engineFor(R"(
 symptom hot { on metric gpu_temp when value > 90 for 2m family accelerator-gpu severity warning blame gpu }
 )");
-  std::vector<runtime::MetricSample> m = {
+  std::vector<evidence::MetricSample> m = {
       sample("2026-01-01T10:00:00Z", 95), sample("2026-01-01T10:01:00Z", 96),  // 1 minute: not yet
       sample("2026-01-01T10:01:30Z", 80),                                      // the episode ends
       sample("2026-01-01T10:02:00Z", 95), sample("2026-01-01T10:03:00Z", 95),
@@ -309,7 +309,7 @@ filter f {
 
 TEST(Attribution, DeterministicWhateverTheOrderOfEvidence) {
   auto engine = testing::engineFor(kCascade);
-  std::vector<runtime::LogLine> lines = {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)};
+  std::vector<evidence::LogLine> lines = {line("n2", "syslog", "2026-01-01T10:42:00Z", kXid)};
   for (int r = 0; r < 64; ++r) {
     lines.push_back(line(fmt::format("n{}", r % 8), "applog", fmt::format("2026-01-01T10:5{}:00Z", r % 10), timeout(r)));
   }
@@ -347,7 +347,7 @@ symptom xid79 {
   std::ofstream(dir / "syslog.log") << "Nov 29 10:41:00 n2 kernel: [10463.000000] eth0: link becomes ready\n"
                                     << "Nov 29 10:42:00 n2 kernel: [10523.000001] " << kXid << "\n";
   std::ofstream(dir / "dmesg.log") << "[10523.000001] " << kXid << "\n";
-  runtime::WorkloadEvidence evidence;
+  evidence::WorkloadEvidence evidence;
   evidence.workload.start = at("2026-11-29T08:00:00Z");
   evidence.logs = {logFile((dir / "dmesg.log").string(), "n2", "dmesg"),
                    logFile((dir / "syslog.log").string(), "n2", "syslog")};

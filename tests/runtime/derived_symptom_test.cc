@@ -24,14 +24,14 @@ using testing::diagnose;
 
 const char* kT0 = "2026-01-01T10:00:00Z";
 
-runtime::LogLine rankLine(const std::string& node, int64_t rank, const std::string& time, const std::string& text) {
-  runtime::LogLine l = testing::line(node, "applog", time, text);
+evidence::LogLine rankLine(const std::string& node, int64_t rank, const std::string& time, const std::string& text) {
+  evidence::LogLine l = testing::line(node, "applog", time, text);
   l.rank = rank;
   return l;
 }
 
-runtime::Workload workload(int64_t ranks, int64_t perNode, std::vector<std::string> nodes) {
-  runtime::Workload w;
+evidence::Workload workload(int64_t ranks, int64_t perNode, std::vector<std::string> nodes) {
+  evidence::Workload w;
   w.ranks = ranks;
   w.ranksPerNode = perNode;
   w.nodes = std::move(nodes);
@@ -87,7 +87,7 @@ symptom silent {
 TEST(DerivedSymptoms, ARankWithoutEvidenceIsACandidate) {
   auto engine = testing::engineFor(kSilent);
   ASSERT_TRUE(engine);
-  std::vector<runtime::LogLine> lines;
+  std::vector<evidence::LogLine> lines;
   for (int r = 0; r < 7; ++r) lines.push_back(rankLine(fmt::format("n{}", r / 2), r, "2026-01-01T10:00:00Z", "heartbeat"));
   auto v = diagnose(*engine, lines, workload(8, 2, {"n0", "n1", "n2", "n3"}));
   EXPECT_EQ(countOf(v, "silent"), 1u);
@@ -102,7 +102,7 @@ TEST(DerivedSymptoms, ARankWithoutEvidenceIsACandidate) {
   EXPECT_EQ(f[0].evidence[0].line, "rank 7 on n3");
 
   // Without an end the start; without ranks_per_node no node.
-  runtime::Workload w = workload(8, 2, {"n0", "n1", "n2", "n3"});
+  evidence::Workload w = workload(8, 2, {"n0", "n1", "n2", "n3"});
   w.end.reset();
   w.ranksPerNode.reset();
   auto s = findings(diagnose(*engine, lines, w), "silent");
@@ -115,7 +115,7 @@ TEST(DerivedSymptoms, ARankWithoutEvidenceIsACandidate) {
 TEST(DerivedSymptoms, ARankNamedOnlyByEvidenceIsACandidate) {
   auto engine = testing::engineFor(kSilent);
   ASSERT_TRUE(engine);
-  std::vector<runtime::LogLine> lines;
+  std::vector<evidence::LogLine> lines;
   for (int r = 0; r < 7; ++r) lines.push_back(rankLine(fmt::format("n{}", r / 2), r, "2026-01-01T10:00:00Z", "heartbeat"));
   lines.push_back(rankLine("extra", 9, "2026-01-01T10:30:00Z", "something else"));
   auto v = diagnose(*engine, lines, workload(8, 2, {"n0", "n1", "n2", "n3"}));
@@ -125,7 +125,7 @@ TEST(DerivedSymptoms, ARankNamedOnlyByEvidenceIsACandidate) {
   EXPECT_EQ(f[1].node, "extra");
   EXPECT_EQ(f[1].time, at("2026-01-01T10:30:00Z"));
   // Without a declared rank count, only the ranks evidence names.
-  runtime::Workload none = workload(8, 2, {"n0", "n1", "n2", "n3"});
+  evidence::Workload none = workload(8, 2, {"n0", "n1", "n2", "n3"});
   none.ranks.reset();
   EXPECT_EQ(ranksOf(diagnose(*engine, lines, none), "silent"), std::vector<int64_t>{9});
 }
@@ -345,7 +345,7 @@ symptom behind_plain {
 TEST(DerivedSymptoms, MemoisedAggregatesAgreeCompiledAndInterpreted) {
   auto engine = testing::engineFor(kMemo);
   ASSERT_TRUE(engine);
-  std::vector<runtime::LogLine> lines;
+  std::vector<evidence::LogLine> lines;
   // Rank 0 reached 20, 1: 20, 2: 15, 3: nothing, 4: 20, 5: 5, 6: 19 then 20. Behind: 2 (4 ranks
   // ahead) and 5 (5 ranks ahead, too many).
   std::vector<std::vector<int>> reached = {{10, 20}, {20}, {15}, {}, {20}, {5}, {19, 20}};
@@ -389,9 +389,9 @@ outcome loud_ranks {
 }
 )");
   ASSERT_TRUE(engine);
-  std::vector<runtime::LogLine> lines = {rankLine("n0", 3, kT0, "heartbeat"), rankLine("n1", 200000, kT0, "heartbeat"),
+  std::vector<evidence::LogLine> lines = {rankLine("n0", 3, kT0, "heartbeat"), rankLine("n1", 200000, kT0, "heartbeat"),
                                          rankLine("n2", 9999999, kT0, "heartbeat")};
-  runtime::Workload w = workload(10'000'000, 8, {"n0", "n1", "n2"});
+  evidence::Workload w = workload(10'000'000, 8, {"n0", "n1", "n2"});
   auto started = std::chrono::steady_clock::now();
   auto v = diagnose(*engine, lines, w);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -406,7 +406,7 @@ TEST(DerivedSymptoms, DerivedSymptomsSeeTheEvidenceFiltersLeft) {
 filter drop_rank_two { drop beat where rank == 2 }
 )");
   ASSERT_TRUE(engine);
-  std::vector<runtime::LogLine> lines;
+  std::vector<evidence::LogLine> lines;
   for (int r = 0; r < 4; ++r) lines.push_back(rankLine(fmt::format("n{}", r), r, kT0, "heartbeat"));
   auto v = diagnose(*engine, lines, workload(4, 1, {"n0", "n1", "n2", "n3"}));
   EXPECT_EQ(ranksOf(v, "silent"), std::vector<int64_t>{2});

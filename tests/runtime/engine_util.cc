@@ -53,9 +53,9 @@ std::shared_ptr<const runtime::Engine> stdlibEngine() {
   return engine;
 }
 
-runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<runtime::LogLine> lines,
-                          runtime::Workload workload, std::vector<runtime::MetricSample> metrics) {
-  runtime::WorkloadEvidence evidence;
+runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<evidence::LogLine> lines,
+                          evidence::Workload workload, std::vector<evidence::MetricSample> metrics) {
+  evidence::WorkloadEvidence evidence;
   evidence.workload = std::move(workload);
   evidence.lines = std::move(lines);
   evidence.metrics = std::move(metrics);
@@ -69,9 +69,9 @@ uint64_t countOf(const runtime::Verdict& v, const std::string& symptom) {
   return 0;
 }
 
-runtime::LogFile logFile(const std::string& path, const std::string& node, const std::string& source,
+evidence::LogFile logFile(const std::string& path, const std::string& node, const std::string& source,
                          const std::string& name, std::optional<int64_t> rank) {
-  runtime::LogFile file;
+  evidence::LogFile file;
   file.path = path;
   file.node = node;
   file.source = source;
@@ -86,9 +86,9 @@ int64_t at(const std::string& rfc3339) {
   return t.value_or(0);
 }
 
-runtime::LogLine line(const std::string& node, const std::string& source, const std::string& time,
+evidence::LogLine line(const std::string& node, const std::string& source, const std::string& time,
                       const std::string& text) {
-  runtime::LogLine l;
+  evidence::LogLine l;
   l.node = node;
   l.source = source;
   if (!time.empty()) l.time = at(time);

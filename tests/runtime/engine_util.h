@@ -19,20 +19,20 @@ std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::
 std::shared_ptr<const runtime::Engine> stdlibEngine();
 
 // A log line at `time` (RFC 3339) on `node`/`source`.
-runtime::LogLine line(const std::string& node, const std::string& source, const std::string& time,
+evidence::LogLine line(const std::string& node, const std::string& source, const std::string& time,
                       const std::string& text);
 
 int64_t at(const std::string& rfc3339);
 
 // Diagnoses evidence made of `lines` (and `metrics`) for `workload`.
-runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<runtime::LogLine> lines,
-                          runtime::Workload workload = {}, std::vector<runtime::MetricSample> metrics = {});
+runtime::Verdict diagnose(const runtime::Engine& engine, std::vector<evidence::LogLine> lines,
+                          evidence::Workload workload = {}, std::vector<evidence::MetricSample> metrics = {});
 
 // How many live instances of `symptom` the verdict counted (0 when none).
 uint64_t countOf(const runtime::Verdict& v, const std::string& symptom);
 
 // A log file to scan, read from `path`.
-runtime::LogFile logFile(const std::string& path, const std::string& node, const std::string& source,
+evidence::LogFile logFile(const std::string& path, const std::string& node, const std::string& source,
                          const std::string& name = "", std::optional<int64_t> rank = std::nullopt);
 
 }  // namespace attrib::testing

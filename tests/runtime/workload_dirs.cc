@@ -22,11 +22,11 @@ std::vector<fs::path> workloadDirs() {
   return dirs;
 }
 
-runtime::WorkloadEvidence evidenceOf(const fs::path& dir) {
+evidence::WorkloadEvidence evidenceOf(const fs::path& dir) {
   connectors::WorkloadDir wd;
   std::string error;
   EXPECT_TRUE(connectors::readWorkloadDir(dir.string(), &wd, &error)) << dir << ": " << error;
-  runtime::WorkloadEvidence ev;
+  evidence::WorkloadEvidence ev;
   ev.workload = std::move(wd.workload);
   ev.logs = std::move(wd.logs);
   ev.metrics = std::move(wd.metrics);

@@ -14,6 +14,6 @@ std::vector<std::filesystem::path> workloadDirs();
 
 // The evidence of workload directory `dir`, as `attrib diagnose DIR` reads it; fails the test
 // when the directory cannot be read.
-runtime::WorkloadEvidence evidenceOf(const std::filesystem::path& dir);
+evidence::WorkloadEvidence evidenceOf(const std::filesystem::path& dir);
 
 }  // namespace attrib::testing

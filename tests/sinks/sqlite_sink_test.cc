@@ -42,7 +42,7 @@ runtime::Verdict verdict(int i, const std::string& digest = "sha256:rules-a") {
   v.root = root;
   v.badNodes.push_back({root.node, {"gpu.xid.xid79"}});
   for (int s = 0; s <= i % 5; ++s) v.symptomCounts.push_back({"std.nccl.s" + std::to_string(s), static_cast<uint64_t>(s + 1)});
-  v.reports.push_back({"files", root.node + "/dmesg", runtime::ConnectorReport::Status::Ok, 100, 4096, "", 1});
+  v.reports.push_back({"files", root.node + "/dmesg", evidence::ConnectorReport::Status::Ok, 100, 4096, "", 1});
   v.confidence = 0.9;
   v.rulesetName = "stdlib";
   v.rulesetVersion = "0.1.0";

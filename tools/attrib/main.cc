@@ -20,6 +20,7 @@
 #include "connectors/local/workload_dir.h"
 #include "runtime/verdict.h"
 #include "connectors/kueue/kueue_context.h"
+#include "ir/civil_time.h"
 #include "jit/jit_compiler.h"
 #include "orchestrator/runner.h"
 #include "service/service.h"
@@ -95,7 +96,7 @@ int runDiagnose(const DiagnoseOptions& options) {
     printError(error);
     return kExitError;
   }
-  attrib::runtime::WorkloadEvidence evidence;
+  attrib::evidence::WorkloadEvidence evidence;
   evidence.workload = std::move(dir.workload);
   evidence.logs = std::move(dir.logs);
   evidence.metrics = std::move(dir.metrics);
@@ -144,7 +145,7 @@ int runBlueprintCommand(const RunCommandOptions& options) {
   orch::BlueprintOverrides overrides;
   for (auto [text, slot] : {std::pair{&options.since, &overrides.since}, std::pair{&options.until, &overrides.until}}) {
     if (text->empty()) continue;
-    *slot = attrib::connectors::kueue::parseKubeTime(*text);
+    *slot = attrib::parseRfc3339(*text);
     if (!*slot) {
       printError(fmt::format("'{}' is not an RFC 3339 time such as 2026-11-29T00:00:00Z", *text));
       return kExitUsage;

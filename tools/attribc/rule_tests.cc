@@ -34,7 +34,7 @@ class TestRun {
     r.file = file.path();
     r.line = file.lineColumn(test_.range.begin).line;
     r.name = test_.name;
-    runtime::WorkloadEvidence evidence;
+    evidence::WorkloadEvidence evidence;
     if (!buildEvidence(evidence, r.failures)) return r;
     Verdict v = engine_.diagnose(std::move(evidence));
     for (const auto& e : test_.expectations) check(e, v, r.failures);
@@ -45,8 +45,8 @@ class TestRun {
  private:
   std::string package() const { return module_.packageName(); }
 
-  bool buildEvidence(runtime::WorkloadEvidence& ev, std::vector<std::string>& failures) {
-    runtime::Workload& w = ev.workload;
+  bool buildEvidence(evidence::WorkloadEvidence& ev, std::vector<std::string>& failures) {
+    evidence::Workload& w = ev.workload;
     w.id = "test";
     w.scheduler = "static";
     for (const auto& p : test_.workload) {
@@ -88,7 +88,7 @@ class TestRun {
     };
     const SourceFile& file = c_.sources().file(module_.file);
     for (const auto& l : test_.logs) {
-      runtime::LogLine line;
+      evidence::LogLine line;
       line.node = l.node.text;
       line.source = l.source.text;
       line.time = timeOf(l.at);
@@ -104,7 +104,7 @@ class TestRun {
       ev.lines.push_back(std::move(line));
     }
     for (const auto& m : test_.metrics) {
-      runtime::MetricSample s;
+      evidence::MetricSample s;
       s.name = m.metric;
       s.time = timeOf(m.at);
       s.value = m.value;
@@ -123,7 +123,7 @@ class TestRun {
 
   // A fixture is JSON lines: {"log": {"node","source","time","text","rank"}} or
   // {"metric": {"name","labels","time","value"}}; times are RFC 3339.
-  bool readFixture(runtime::WorkloadEvidence& ev, std::vector<std::string>& failures) {
+  bool readFixture(evidence::WorkloadEvidence& ev, std::vector<std::string>& failures) {
     namespace fs = std::filesystem;
     fs::path path = fs::path(c_.sources().file(module_.file).path()).parent_path() / *test_.fixture;
     std::ifstream in(path);
@@ -148,7 +148,7 @@ class TestRun {
       };
       if (j.contains("log") && j["log"].is_object()) {
         const auto& o = j["log"];
-        runtime::LogLine line;
+        evidence::LogLine line;
         line.node = o.value("node", "");
         line.source = o.value("source", "applog");
         line.text = o.value("text", "");
@@ -162,7 +162,7 @@ class TestRun {
         if (!t || !o.contains("value") || !o["value"].is_number() || !o.contains("name")) {
           return bad("a metric needs name, time and value");
         }
-        runtime::MetricSample s;
+        evidence::MetricSample s;
         s.name = o["name"].get<std::string>();
         s.time = *t;
         s.value = o["value"].get<double>();

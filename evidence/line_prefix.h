@@ -12,7 +12,7 @@
 #include <optional>
 #include <string_view>
 
-namespace attrib::runtime {
+namespace attrib::evidence {
 
 // What the start of a line says. Every field is optional; a line may carry none.
 struct LinePrefix {
@@ -72,4 +72,4 @@ struct PrefixOptions {
 // - Any bytes are accepted (binary, invalid UTF-8, NUL); nothing is read past line.size().
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options = {});
 
-}  // namespace attrib::runtime
+}  // namespace attrib::evidence

@@ -1,4 +1,4 @@
-#include "service/observations.h"
+#include "wire/observations.h"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "connectors/kueue/kueue_context.h"
+#include "ir/civil_time.h"
 
-namespace attrib::service {
+namespace attrib::wire {
 namespace {
 
 using nlohmann::json;
@@ -28,7 +28,7 @@ bool timeOf(const json& v, std::optional<int64_t>* out) {
       *out = ns;
       return true;
     }
-    *out = connectors::kueue::parseKubeTime(s);
+    *out = attrib::parseRfc3339(s);
     return out->has_value();
   }
   return false;
@@ -46,7 +46,7 @@ std::string labelsText(const json& labels, std::vector<std::pair<std::string, st
 }
 
 void streamLine(const json& labels, int64_t t, const std::string& text, Observations* out) {
-  runtime::LogLine l;
+  evidence::LogLine l;
   l.time = t;
   l.text = text;
   l.source = "applog";
@@ -145,7 +145,7 @@ bool unbase64(const std::string& in, std::string* out) {
 }
 
 // "where": {"connector", "location", "offset", "line"}, all optional.
-bool whereOf(const json& j, runtime::Provenance* out) {
+bool whereOf(const json& j, evidence::Provenance* out) {
   if (!j.is_object()) return false;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
@@ -162,12 +162,12 @@ bool whereOf(const json& j, runtime::Provenance* out) {
   return true;
 }
 
-json whereJson(const runtime::Provenance& w) {
+json whereJson(const evidence::Provenance& w) {
   return json{{"connector", w.connector}, {"location", w.location}, {"offset", w.offset}, {"line", w.line}};
 }
 
-bool reportOf(const json& j, runtime::ConnectorReport* r, std::string* why) {
-  using Status = runtime::ConnectorReport::Status;
+bool reportOf(const json& j, evidence::ConnectorReport* r, std::string* why) {
+  using Status = evidence::ConnectorReport::Status;
   if (!j.is_object()) return *why = "'report' must be an object", false;
   auto text = [&](const char* k, std::string* out, bool nullable) {
     if (!j.contains(k) || (nullable && j[k].is_null())) return true;
@@ -203,7 +203,7 @@ bool fileSliceOf(const json& j, FileObservation* out, std::string* why) {
   if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || f["path"].get_ref<const std::string&>().empty()) {
     return *why = "'file.path' (a string) is required", false;
   }
-  runtime::LogFile& file = out->file;
+  evidence::LogFile& file = out->file;
   for (auto it = f.begin(); it != f.end(); ++it) {
     const std::string& k = it.key();
     const json& v = it.value();
@@ -277,10 +277,10 @@ bool mergeObservations(Observations* into, Observations from, std::string* error
   return true;
 }
 
-std::vector<runtime::LogFile> logFiles(const Observations& observations) {
-  std::vector<runtime::LogFile> out;
+std::vector<evidence::LogFile> logFiles(const Observations& observations) {
+  std::vector<evidence::LogFile> out;
   for (const auto& f : observations.files) {
-    runtime::LogFile file = f.file;
+    evidence::LogFile file = f.file;
     auto bytes = std::make_shared<std::string>();
     bytes->reserve(f.size);
     for (const auto& piece : f.pieces) bytes->append(*piece);
@@ -291,7 +291,7 @@ std::vector<runtime::LogFile> logFiles(const Observations& observations) {
   return out;
 }
 
-std::string attribRecord(const runtime::LogLine& line) {
+std::string attribRecord(const evidence::LogLine& line) {
   json j = {{"node", line.node}, {"source", line.source}, {"text", line.text}};
   if (line.time) j["time"] = *line.time;
   if (line.rank) j["rank"] = *line.rank;
@@ -300,7 +300,7 @@ std::string attribRecord(const runtime::LogLine& line) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string attribRecord(const runtime::MetricSample& sample) {
+std::string attribRecord(const evidence::MetricSample& sample) {
   json labels = json::object();
   for (const auto& [k, v] : sample.labels) labels[k] = v;
   json value = std::isnan(sample.value) ? json("NaN") : std::isinf(sample.value) ? json(sample.value > 0 ? "+Inf" : "-Inf")
@@ -310,14 +310,14 @@ std::string attribRecord(const runtime::MetricSample& sample) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string attribRecord(const runtime::ConnectorReport& r) {
+std::string attribRecord(const evidence::ConnectorReport& r) {
   json j = {{"report",
-             {{"connector", r.connector}, {"source", r.source}, {"status", runtime::statusName(r.status)},
+             {{"connector", r.connector}, {"source", r.source}, {"status", evidence::statusName(r.status)},
               {"observations", r.observations}, {"bytes", r.bytes}, {"reason", r.reason}, {"elapsed_ms", r.elapsedMs}}}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string attribFileSlice(const runtime::LogFile& file, uint64_t offset, std::string_view bytes, const std::string& error) {
+std::string attribFileSlice(const evidence::LogFile& file, uint64_t offset, std::string_view bytes, const std::string& error) {
   json f = {{"path", file.path}, {"name", file.name}, {"node", file.node}, {"source", file.source}};
   f["rank"] = file.rank ? json(*file.rank) : json();
   f["modified"] = file.modified ? json(*file.modified) : json();
@@ -342,7 +342,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
         return false;
       }
       if (j.contains("report")) {
-        runtime::ConnectorReport r;
+        evidence::ConnectorReport r;
         std::string why;
         if (!reportOf(j["report"], &r, &why)) {
           *error = fmt::format("line {}: {}", lineNo, why);
@@ -361,7 +361,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
         parsed.files.push_back(std::move(f));
         continue;
       }
-      runtime::Provenance where;
+      evidence::Provenance where;
       where.connector = "service";
       where.line = lineNo;
       if (j.contains("where")) {
@@ -378,7 +378,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
       }
       auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
       if (j.contains("metric")) {
-        runtime::MetricSample m;
+        evidence::MetricSample m;
         m.name = str("metric");
         const json value = j.contains("value") ? j["value"] : json();
         bool special = value.is_string() && (value == "NaN" || value == "+Inf" || value == "-Inf");
@@ -400,7 +400,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
         *error = fmt::format("line {}: 'text' (a string) is required", lineNo);
         return false;
       }
-      runtime::LogLine l;
+      evidence::LogLine l;
       l.text = str("text");
       l.node = str("node");
       l.source = j.contains("source") ? str("source") : "applog";
@@ -440,7 +440,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
       for (size_t i = 0; i < result.size(); ++i) {
         const json& series = result[i];
         const json& labels = series.contains("metric") ? series["metric"] : json::object();
-        runtime::MetricSample base;
+        evidence::MetricSample base;
         base.name = labels.is_object() ? labels.value("__name__", "") : "";
         if (base.name.empty()) {
           *error = fmt::format("data.result[{}].metric: '__name__' is required", i);
@@ -463,7 +463,7 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
             *error = fmt::format("data.result[{}].values[{}]: must be [<seconds>, \"<value>\"]", i, k);
             return false;
           }
-          runtime::MetricSample s = base;
+          evidence::MetricSample s = base;
           s.time = static_cast<int64_t>(std::llround(p[0].get<double>() * 1000.0)) * 1'000'000;
           const std::string& v = p[1].get_ref<const std::string&>();
           s.value = v == "NaN" ? std::nan("") : v == "+Inf" ? INFINITY : v == "-Inf" ? -INFINITY : std::strtod(v.c_str(), nullptr);
@@ -479,4 +479,4 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
   return mergeObservations(out, std::move(parsed), error, /*fromStart=*/false);
 }
 
-}  // namespace attrib::service
+}  // namespace attrib::wire

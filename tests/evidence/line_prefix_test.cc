@@ -1,11 +1,11 @@
-#include "runtime/timestamp.h"
+#include "evidence/line_prefix.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
-namespace attrib::runtime {
+namespace attrib::evidence {
 namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
@@ -454,4 +454,4 @@ TEST(Timestamp, TruncatedAndRandomInputNeverCrash) {
 }
 
 }  // namespace
-}  // namespace attrib::runtime
+}  // namespace attrib::evidence

@@ -1,10 +1,10 @@
-#include "runtime/timestamp.h"
+#include "evidence/line_prefix.h"
 
 #include "ir/civil_time.h"
 
 #include <limits>
 
-namespace attrib::runtime {
+namespace attrib::evidence {
 namespace {
 
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
@@ -454,4 +454,4 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   return out;
 }
 
-}  // namespace attrib::runtime
+}  // namespace attrib::evidence

@@ -19,15 +19,15 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/log_scanner.h"
-#include "runtime/timeline.h"
+#include "evidence/log_input.h"
+#include "evidence/workload_evidence.h"
 
-namespace attrib::service {
+namespace attrib::wire {
 
 // A log file delivered in slices ({"file": ...} records of the attrib format), scanned like the
 // file itself: the same offsets, line numbers, gzip handling and connector report.
 struct FileObservation {
-  runtime::LogFile file;  // path, name, node, source, rank, modified (bytes unset)
+  evidence::LogFile file;  // path, name, node, source, rank, modified (bytes unset)
   std::vector<std::shared_ptr<const std::string>> pieces;  // the slices, in order (shared with snapshots)
   uint64_t offset = 0;   // where the first piece starts (0 in a session)
   uint64_t size = 0;     // bytes in the pieces
@@ -35,10 +35,10 @@ struct FileObservation {
 };
 
 struct Observations {
-  std::vector<runtime::LogLine> lines;
-  std::vector<runtime::MetricSample> metrics;
+  std::vector<evidence::LogLine> lines;
+  std::vector<evidence::MetricSample> metrics;
   std::vector<FileObservation> files;             // in order of their first slice
-  std::vector<runtime::ConnectorReport> reports;  // the sender's connector reports, in order
+  std::vector<evidence::ConnectorReport> reports;  // the sender's connector reports, in order
   uint64_t fileBytes() const;
 };
 
@@ -50,14 +50,14 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
 bool mergeObservations(Observations* into, Observations from, std::string* error, bool fromStart = true);
 
 // The files, whole, for the runtime's scanner.
-std::vector<runtime::LogFile> logFiles(const Observations& observations);
+std::vector<evidence::LogFile> logFiles(const Observations& observations);
 
 // The attrib format, written (one JSON line each, with its '\n'); parseObservations reads it
 // back to the same values, provenance included. The orchestrator sends evidence this way.
-std::string attribRecord(const runtime::LogLine& line);
-std::string attribRecord(const runtime::MetricSample& sample);
-std::string attribRecord(const runtime::ConnectorReport& report);
+std::string attribRecord(const evidence::LogLine& line);
+std::string attribRecord(const evidence::MetricSample& sample);
+std::string attribRecord(const evidence::ConnectorReport& report);
 // A slice of `file` starting at byte `offset`; `error`: a read error met after it.
-std::string attribFileSlice(const runtime::LogFile& file, uint64_t offset, std::string_view bytes, const std::string& error = "");
+std::string attribFileSlice(const evidence::LogFile& file, uint64_t offset, std::string_view bytes, const std::string& error = "");
 
-}  // namespace attrib::service
+}  // namespace attrib::wire

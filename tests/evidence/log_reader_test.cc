@@ -1,4 +1,4 @@
-#include "runtime/log_reader.h"
+#include "evidence/log_reader.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace attrib::runtime {
+namespace attrib::evidence {
 namespace {
 
 namespace fs = std::filesystem;
@@ -478,4 +478,4 @@ TEST_F(LogReaderTest, DegenerateOptions) {
 }
 
 }  // namespace
-}  // namespace attrib::runtime
+}  // namespace attrib::evidence

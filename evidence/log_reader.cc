@@ -1,4 +1,4 @@
-#include "runtime/log_reader.h"
+#include "evidence/log_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include <system_error>
 #include <utility>
 
-namespace attrib::runtime {
+namespace attrib::evidence {
 
 std::string_view LogChunk::line(size_t i) const {
   const size_t begin = lineStarts[i];
@@ -513,4 +513,4 @@ std::unique_ptr<LogReader> LogReader::openMemory(std::shared_ptr<const std::stri
   return openRaw(std::make_unique<RawFile>(std::move(bytes), std::move(error)), name, options);
 }
 
-}  // namespace attrib::runtime
+}  // namespace attrib::evidence

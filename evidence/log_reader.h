@@ -42,7 +42,7 @@
 #include <string_view>
 #include <vector>
 
-namespace attrib::runtime {
+namespace attrib::evidence {
 
 struct LogChunk {
   std::string_view data;              // whole lines, each ending in '\n'
@@ -81,4 +81,4 @@ class LogReader {
   virtual bool sawBinary() const = 0;
 };
 
-}  // namespace attrib::runtime
+}  // namespace attrib::evidence

@@ -1,17 +1,17 @@
 // The attrib observation format as `attrib run` writes it (attribRecord, attribFileSlice) and the
 // Service reads it back: provenance, NaN and infinite samples, connector reports, files in
 // slices (binary bytes included) that must arrive in order, and the errors for bad records.
-#include "service/observations.h"
+#include "wire/observations.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace attrib::service {
+namespace attrib::wire {
 namespace {
 
 TEST(Observations, RecordsReadBackToTheSameValues) {
-  runtime::LogLine line;
+  evidence::LogLine line;
   line.node = "gpu-07";
   line.source = "syslog";
   line.time = 1'795'948'920'123'456'789;
@@ -19,7 +19,7 @@ TEST(Observations, RecordsReadBackToTheSameValues) {
   line.gpu = "1";
   line.text = "Xid 79 \"quoted\"";
   line.where = {"loki", "{node=\"gpu-07\"}", 17, 0};
-  runtime::MetricSample nan, inf;
+  evidence::MetricSample nan, inf;
   nan.name = "DCGM_FI_DEV_GPU_TEMP";
   nan.labels = {{"Hostname", "gpu-07"}, {"gpu", "0"}};
   nan.node = "gpu-07";
@@ -29,7 +29,7 @@ TEST(Observations, RecordsReadBackToTheSameValues) {
   nan.where = {"prometheus", "DCGM_FI_DEV_GPU_TEMP{Hostname=\"gpu-07\"}", 0, 0};
   inf = nan;
   inf.value = -INFINITY;
-  runtime::ConnectorReport report{"loki", "{job=\"x\"}", runtime::ConnectorReport::Status::Partial, 4, 99, "cut at the limit", 12};
+  evidence::ConnectorReport report{"loki", "{job=\"x\"}", evidence::ConnectorReport::Status::Partial, 4, 99, "cut at the limit", 12};
   std::string body = attribRecord(line) + attribRecord(nan) + attribRecord(inf) + attribRecord(report);
   Observations o;
   std::string error;
@@ -49,13 +49,13 @@ TEST(Observations, RecordsReadBackToTheSameValues) {
   EXPECT_EQ(o.metrics[0].labels, nan.labels);
   EXPECT_EQ(o.metrics[0].where.location, nan.where.location);
   ASSERT_EQ(o.reports.size(), 1u);
-  EXPECT_EQ(o.reports[0].status, runtime::ConnectorReport::Status::Partial);
+  EXPECT_EQ(o.reports[0].status, evidence::ConnectorReport::Status::Partial);
   EXPECT_EQ(o.reports[0].reason, "cut at the limit");
   EXPECT_EQ(o.reports[0].elapsedMs, 12);
 }
 
 TEST(Observations, FilesArriveInSlicesInOrder) {
-  runtime::LogFile file;
+  evidence::LogFile file;
   file.path = "/logs/gpu-07/syslog.log.gz";
   file.name = "gpu-07/syslog.log.gz";
   file.node = "gpu-07";
@@ -90,7 +90,7 @@ TEST(Observations, FilesArriveInSlicesInOrder) {
     EXPECT_FALSE(mergeObservations(&session, std::move(bad), &error));
     EXPECT_EQ(error, "file '/logs/gpu-07/syslog.log.gz': a slice at byte " + std::to_string(offset) + ", but 256 byte(s) of it were received");
   }
-  runtime::LogFile other = file;
+  evidence::LogFile other = file;
   other.path = "/other";
   Observations later;
   ASSERT_TRUE(parseObservations("attrib", attribFileSlice(other, 5, "x"), &later, &error));
@@ -126,4 +126,4 @@ TEST(Observations, BadRecordsNameTheirLineAndField) {
 }
 
 }  // namespace
-}  // namespace attrib::service
+}  // namespace attrib::wire
