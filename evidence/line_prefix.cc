@@ -213,10 +213,38 @@ bool zoneOffset(std::string_view s, size_t* pos, int64_t* offsetSeconds) {
 // ---- The prefix items. ----
 
 struct Item {
-  enum Kind { kTime, kMonotonic, kRank } kind = kTime;
+  enum Kind { kTime, kMonotonic, kRank, kLocalRank, kTask, kNoValue, kIdentity } kind = kTime;
   std::optional<int64_t> value;  // empty for a syslog time whose year cannot be inferred
-  bool syslog = false;           // a syslog timestamp: host and program follow, nothing more
+  bool syslog = false;           // a syslog timestamp: host and program may follow
+  bool iso = false;              // an ISO timestamp at the line level: a journal host may follow
+  bool glued = false;            // may be followed directly by the next item ("[rank3]:[E...")
+  bool last = false;             // the message follows (NCCL's "host:pid:tid [3] ")
+  bool kernel = false;           // a kernel ring-buffer timestamp (dmesg's forms)
 };
+
+Item itemOf(Item::Kind kind, std::optional<int64_t> value = std::nullopt) {
+  Item item;
+  item.kind = kind;
+  item.value = value;
+  return item;
+}
+
+bool isHostChar(char c) { return isAlnum(c) || c == '-' || c == '_' || c == '.'; }
+
+// A host name at *pos: [A-Za-z0-9_.-]+, not all digits (so "12:" is not a host), at most 253
+// bytes.
+bool hostName(std::string_view s, size_t* pos, std::string_view* host) {
+  size_t p = *pos;
+  bool letter = false;
+  while (p < s.size() && isHostChar(s[p]) && p - *pos < 253) {
+    letter |= !isDigit(s[p]);
+    ++p;
+  }
+  if (p == *pos || !letter) return false;
+  *host = s.substr(*pos, p - *pos);
+  *pos = p;
+  return true;
+}
 
 // RFC 3339 / ISO 8601 "2026-01-01T10:00:00.123+02:00", also with a space for 'T' and ',' for
 // '.' (asctime). A timestamp without a zone is local time at options.utcOffsetSeconds. The
@@ -272,7 +300,8 @@ bool syslogTimestamp(std::string_view s, size_t* pos, const PrefixOptions& optio
   if (!monthDayClock(s, &p, &when)) return false;
   if (p < s.size() && !isBlank(s[p])) return false;
   *pos = p;
-  *item = Item{Item::kTime, syslogTime(when, options), /*syslog=*/true};
+  *item = itemOf(Item::kTime, syslogTime(when, options));
+  item->syslog = true;
   return true;
 }
 
@@ -298,8 +327,10 @@ bool ctimeInBrackets(std::string_view s, size_t* pos, const PrefixOptions& optio
 }
 
 // Inside brackets, after '[': "12345.678901]" or "    0.000000]" (the kernel pads with spaces).
-bool monotonicInBrackets(std::string_view s, size_t* pos, int64_t* nanos) {
+// With `relative`, dmesg --reltime's "  +0.000316]" (a delta to the previous line: no time).
+bool monotonicInBrackets(std::string_view s, size_t* pos, int64_t* nanos, bool* relative) {
   size_t p = skipBlanks(s, *pos);
+  *relative = consume(s, &p, '+');
   int64_t seconds, frac;
   if (!unsignedNumber(s, &p, std::numeric_limits<int64_t>::max() / kNanosPerSecond - 1, &seconds) ||
       !consume(s, &p, '.') || !fractionNanos(s, &p, &frac) || !consume(s, &p, ']')) {
@@ -327,49 +358,126 @@ bool rankInBrackets(std::string_view s, size_t* pos, int32_t* rank) {
   return true;
 }
 
-// Inside brackets, after '[': a glog prefix, as PyTorch's C++ code logs it:
-// "E1129 13:52:01.123456 4242 ProcessGroupNCCL.cpp:563]" (severity, month and day, time,
-// thread, source location). The year comes from the reference time, as for syslog.
-bool glogInBrackets(std::string_view s, size_t* pos, const PrefixOptions& options, int64_t* time) {
+// Inside brackets, after '[': torchrun's "default3]:" (--tee / --redirects: the role name and
+// the local rank). The ':' is required, so "[INFO12]" and "[v100]" stay in the message.
+bool roleInBrackets(std::string_view s, size_t* pos, int32_t* localRank) {
   size_t p = *pos;
-  if (p >= s.size() || std::string_view("IWEF").find(s[p]) == std::string_view::npos) return false;
-  ++p;
+  const size_t nameStart = p;
+  while (p < s.size() && (isAlpha(s[p]) || s[p] == '_')) ++p;
+  if (p == nameStart) return false;
+  // "[ranks1]:" is a malformed rank label, not a role called "ranks".
+  if (p - nameStart >= 4 && toLower(s[nameStart]) == 'r' && toLower(s[nameStart + 1]) == 'a' &&
+      toLower(s[nameStart + 2]) == 'n' && toLower(s[nameStart + 3]) == 'k') {
+    return false;
+  }
+  int64_t value;
+  if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ']') ||
+      !consume(s, &p, ':')) {
+    return false;
+  }
+  *pos = p;
+  *localRank = static_cast<int32_t>(value);
+  return true;
+}
+
+// After the severity letter of a glog prefix: "1129 13:52:01.123456 4242 ProcessGroupNCCL.cpp:563"
+// (glog: month and day, time, thread, source location) or "710 18:00:32.426302794
+// ProcessGroupNCCL.cpp:2395" (c10's own logger prints (month + 1) * 100 + day unpadded, and no
+// thread), up to `close`. The year comes from the reference time, as for syslog.
+bool glogBody(std::string_view s, size_t* pos, const PrefixOptions& options, char close, std::optional<int64_t>* time) {
+  size_t p = *pos;
+  int64_t monthDay;
+  const size_t digitsStart = p;
+  if (!unsignedNumber(s, &p, 1231, &monthDay) || p - digitsStart < 3 || p - digitsStart > 4) return false;
   MonthDayClock when;
-  if (!fixedDigits(s, &p, 2, &when.month) || !fixedDigits(s, &p, 2, &when.day) || !consume(s, &p, ' ') ||
-      !clockNanos(s, &p, /*allowComma=*/false, &when.nanosOfDay) || !consume(s, &p, ' ')) {
+  when.month = static_cast<int>(monthDay / 100);
+  when.day = static_cast<int>(monthDay % 100);
+  if (!consume(s, &p, ' ') || !clockNanos(s, &p, /*allowComma=*/false, &when.nanosOfDay) || !consume(s, &p, ' ')) {
     return false;
   }
   if (!validDate(2000, when.month, when.day)) return false;
   // Thread id and source location, then the closing bracket: a short, bracket-free run.
   constexpr size_t kMaxTail = 256;
-  size_t close = s.find(']', p);
-  if (close == std::string_view::npos || close - p > kMaxTail || s.substr(p, close - p).find('[') != std::string_view::npos) {
+  size_t end = s.find(close, p);
+  if (end == std::string_view::npos || end - p > kMaxTail || end == p ||
+      s.substr(p, end - p).find('[') != std::string_view::npos) {
     return false;
   }
-  auto t = syslogTime(when, options);
-  if (!t) return false;
-  *pos = close + 1;
-  *time = *t;
+  *time = syslogTime(when, options);
+  *pos = end + 1;
   return true;
 }
 
-// One bracketed item: rank, kernel monotonic time, dmesg -T, glog, or an ISO timestamp in
-// brackets ("[2026-01-01 10:00:00,123]", as torch.distributed's launcher writes).
-bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
+bool glogSeverity(char c) { return c == 'I' || c == 'W' || c == 'E' || c == 'F'; }
+
+// Inside brackets, after '[': a glog prefix ("E1129 13:52:01.123456 4242 file.cpp:563]").
+bool glogInBrackets(std::string_view s, size_t* pos, const PrefixOptions& options, std::optional<int64_t>* time) {
+  size_t p = *pos;
+  if (p >= s.size() || !glogSeverity(s[p])) return false;
+  ++p;
+  if (!glogBody(s, &p, options, ']', time)) return false;
+  *pos = p;
+  return true;
+}
+
+// Inside brackets, after '[': UCX's "host:pid :0:tid]" ("[09677202c889:5283 :0:5704] Caught
+// signal 7") and "host:pid:thread]" of its log lines ("[n1:4242:0] ib_mlx5_log.c:179 UCX ERROR").
+bool ucxInBrackets(std::string_view s, size_t* pos, std::string_view* host, int64_t* pid) {
+  size_t p = *pos;
+  int64_t number;
+  if (!hostName(s, &p, host) || !consume(s, &p, ':') || !unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), pid)) {
+    return false;
+  }
+  p = skipBlanks(s, p);
+  if (!consume(s, &p, ':') || !unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &number)) return false;
+  if (consume(s, &p, ':') && !unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &number)) return false;
+  if (!consume(s, &p, ']')) return false;
+  *pos = p;
+  return true;
+}
+
+struct Identity {
+  std::string_view host, program;
+  std::optional<int64_t> pid;
+};
+
+// One bracketed item: rank, torchrun role, kernel monotonic time, dmesg -T, glog, UCX, or an
+// ISO timestamp in brackets ("[2026-01-01 10:00:00,123]", as torch.distributed's launcher
+// writes).
+bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item, Identity* id) {
   size_t p = *pos;
   if (!consume(s, &p, '[')) return false;
-  int32_t rank;
+  int32_t small;
   int64_t value;
-  if (rankInBrackets(s, &p, &rank)) {
-    *item = Item{Item::kRank, rank};
-  } else if (monotonicInBrackets(s, &p, &value)) {
-    *item = Item{Item::kMonotonic, value};
+  bool relative;
+  std::optional<int64_t> time;
+  std::string_view host;
+  if (rankInBrackets(s, &p, &small)) {
+    *item = itemOf(Item::kRank, small);
+    item->glued = true;
+  } else if (roleInBrackets(s, &p, &small)) {
+    *item = itemOf(Item::kLocalRank, small);
+    item->glued = true;
+  } else if (monotonicInBrackets(s, &p, &value, &relative)) {
+    // A billion seconds and more is no uptime but the epoch: UCX's "[1704103201.123456]".
+    constexpr int64_t kEpochSeconds = 1'000'000'000;
+    if (!relative && value >= kEpochSeconds * kNanosPerSecond) {
+      *item = itemOf(Item::kTime, value);
+    } else {
+      *item = relative ? itemOf(Item::kNoValue) : itemOf(Item::kMonotonic, value);
+      item->kernel = true;
+    }
   } else if (ctimeInBrackets(s, &p, options, &value)) {
-    *item = Item{Item::kTime, value};
-  } else if (glogInBrackets(s, &p, options, &value)) {
-    *item = Item{Item::kTime, value};
+    *item = itemOf(Item::kTime, value);
+    item->kernel = true;
+  } else if (glogInBrackets(s, &p, options, &time)) {
+    *item = itemOf(Item::kTime, time);
   } else if (isoTimestamp(s, &p, options, &value) && consume(s, &p, ']')) {
-    *item = Item{Item::kTime, value};
+    *item = itemOf(Item::kTime, value);
+  } else if (ucxInBrackets(s, &p, &host, &value)) {
+    *item = itemOf(Item::kIdentity);
+    if (id->host.empty()) id->host = host;
+    if (!id->pid) id->pid = value;
   } else {
     return false;
   }
@@ -377,58 +485,143 @@ bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, It
   return true;
 }
 
-bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
+// Ray's "(RayTrainWorker pid=123, ip=10.0.0.5)", "(pid=123)", "(WorkerDict pid=123)": the
+// actor or task name, the worker's pid and, on another node, its ip.
+bool rayPrefix(std::string_view s, size_t* pos, Identity* id) {
+  size_t p = *pos;
+  if (!consume(s, &p, '(')) return false;
+  if (s.substr(p, 4) != "pid=") {
+    const size_t nameStart = p;
+    while (p < s.size() && (isAlnum(s[p]) || s[p] == '_' || s[p] == '.' || s[p] == ':')) ++p;
+    if (p == nameStart || !consume(s, &p, ' ')) return false;
+  }
+  if (s.substr(p, 4) != "pid=") return false;
+  p += 4;
+  int64_t pid;
+  if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &pid)) return false;
+  std::string_view ip;
+  if (s.substr(p, 5) == ", ip=") {
+    p += 5;
+    if (!hostName(s, &p, &ip)) return false;
+  }
+  if (!consume(s, &p, ')')) return false;
+  *pos = p;
+  if (id->host.empty()) id->host = ip;
+  if (!id->pid) id->pid = pid;
+  return true;
+}
+
+// NCCL's debug prefix "host:pid:tid [dev] " (the message follows: "NCCL INFO ..."). The device
+// is the local CUDA device, not a global GPU id, so it is not kept.
+bool ncclPrefix(std::string_view s, size_t* pos, Identity* id) {
+  size_t p = *pos;
+  std::string_view host;
+  int64_t pid, tid, device;
+  if (!hostName(s, &p, &host) || !consume(s, &p, ':') ||
+      !unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &pid) || !consume(s, &p, ':') ||
+      !unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &tid) || !consume(s, &p, ' ') ||
+      !consume(s, &p, '[') || !unsignedNumber(s, &p, 1 << 16, &device) || !consume(s, &p, ']')) {
+    return false;
+  }
+  *pos = p;
+  if (id->host.empty()) id->host = host;
+  if (!id->pid) id->pid = pid;
+  return true;
+}
+
+// glog at the line start, without brackets: "I1129 20:28:29.123456 4242 file.cc:12] ".
+bool glogBare(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
+  size_t p = *pos;
+  if (p >= s.size() || !glogSeverity(s[p])) return false;
+  ++p;
+  std::optional<int64_t> time;
+  if (!glogBody(s, &p, options, ']', &time)) return false;
+  *pos = p;
+  *item = itemOf(Item::kTime, time);
+  return true;
+}
+
+bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item, Identity* id) {
   if (*pos >= s.size()) return false;
   int64_t time;
-  if (s[*pos] == '[') return bracketed(s, pos, options, item);
-  if (isDigit(s[*pos]) && isoTimestamp(s, pos, options, &time)) {
-    *item = Item{Item::kTime, time};
+  const char c = s[*pos];
+  if (c == '[') return bracketed(s, pos, options, item, id);
+  if (c == '(') {
+    if (!rayPrefix(s, pos, id)) return false;
+    *item = itemOf(Item::kIdentity);
     return true;
   }
-  return syslogTimestamp(s, pos, options, item);
+  if (isDigit(c) && isoTimestamp(s, pos, options, &time)) {
+    *item = itemOf(Item::kTime, time);
+    item->iso = true;
+    return true;
+  }
+  if (syslogTimestamp(s, pos, options, item)) return true;
+  if (glogBare(s, pos, options, item)) return true;
+  if (ncclPrefix(s, pos, id)) {
+    *item = itemOf(Item::kIdentity);
+    item->last = true;
+    return true;
+  }
+  return false;
 }
 
 // srun --label: "12: " (srun right-aligns the number with spaces in large jobs). Only at the
 // start of the line, where srun puts it; a ':' at the end of the line also counts.
-bool srunLabel(std::string_view s, size_t* pos, int32_t* rank) {
+bool srunLabel(std::string_view s, size_t* pos, int32_t* task) {
   size_t p = skipBlanks(s, *pos);
   int64_t value;
   if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ':')) return false;
   if (p < s.size() && !isBlank(s[p])) return false;
   *pos = p;
-  *rank = static_cast<int32_t>(value);
+  *task = static_cast<int32_t>(value);
   return true;
 }
 
-// A kernel line forwarded by syslog: after the timestamp comes "host kernel: [123.456] ...".
-std::optional<int64_t> forwardedKernelTime(std::string_view s, size_t pos) {
-  const size_t hostStart = pos;
-  while (pos < s.size() && !isBlank(s[pos])) ++pos;
-  if (pos == hostStart || !consume(s, &pos, ' ')) return std::nullopt;
-  static constexpr std::string_view kKernel = "kernel:";
-  if (s.substr(pos, kKernel.size()) != kKernel) return std::nullopt;
-  pos = skipBlanks(s, pos + kKernel.size());
-  int64_t nanos;
-  if (!consume(s, &pos, '[') || !monotonicInBrackets(s, &pos, &nanos)) return std::nullopt;
-  return nanos;
+// After a wall-clock timestamp: the syslog or journal "host prog[pid]: " ("host prog: " too
+// after a syslog timestamp, where nothing else can follow; after an ISO timestamp only with a
+// [pid] or for the kernel, so that "2026-01-01 10:00:00 INFO root: x" stays a message).
+bool syslogSource(std::string_view s, size_t* pos, bool strict, Identity* id) {
+  size_t p = *pos;
+  std::string_view host;
+  if (!hostName(s, &p, &host) || !consume(s, &p, ' ')) return false;
+  const size_t programStart = p;
+  while (p < s.size() && !isBlank(s[p]) && s[p] != ':' && s[p] != '[' && p - programStart < 128) ++p;
+  if (p == programStart) return false;
+  std::string_view program = s.substr(programStart, p - programStart);
+  std::optional<int64_t> pid;
+  if (consume(s, &p, '[')) {
+    int64_t value;
+    if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ']')) return false;
+    pid = value;
+  }
+  if (!consume(s, &p, ':') || (p < s.size() && !isBlank(s[p]))) return false;
+  if (strict && !pid && program != "kernel") return false;
+  *pos = p;
+  id->host = host;
+  id->program = program;
+  id->pid = pid;
+  return true;
 }
 
 }  // namespace
 
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) {
   LinePrefix out;
+  Identity id;
   size_t pos = 0;
-  // Invariant: out.length == pos, the end of the last item and its trailing blanks.
-  bool rankFromSrun = false, haveTime = false, lastWasTime = false;
-  int32_t rank;
-  if (options.srunLabels && srunLabel(line, &pos, &rank)) {
-    out.rank = rank;
-    rankFromSrun = true;
+  // Invariant: `end` is the end of the last item recognised (out.length is one blank past it).
+  size_t end = 0;
+  bool haveTime = false, haveSource = false;
+  int32_t task;
+  if (options.srunLabels && srunLabel(line, &pos, &task)) {
+    out.task = task;
+    end = pos;
     pos = skipBlanks(line, pos);
-    out.length = pos;
   }
   Item item;
-  while (prefixItem(line, &pos, options, &item)) {
+  while (prefixItem(line, &pos, options, &item, &id)) {
+    if (item.kernel && end == 0) out.kernelTimestamp = true;
     switch (item.kind) {
       case Item::kTime:
         // The first (outermost) timestamp wins; later ones are consumed as part of the prefix.
@@ -439,18 +632,38 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
         if (!out.monotonic) out.monotonic = item.value;
         break;
       case Item::kRank:
-        // The application's own "[rankN]" beats srun's label, which counts tasks (nodes when
-        // srun starts torchrun); otherwise the first rank wins.
-        if (!out.rank || rankFromSrun) out.rank = static_cast<int32_t>(*item.value);  // fits: parsed so
-        rankFromSrun = false;
+        if (!out.rank) out.rank = static_cast<int32_t>(*item.value);  // fits: parsed so
+        break;
+      case Item::kLocalRank:
+        if (!out.localRank) out.localRank = static_cast<int32_t>(*item.value);
+        break;
+      case Item::kTask:
+      case Item::kNoValue:
+      case Item::kIdentity:
         break;
     }
-    lastWasTime = item.kind == Item::kTime;
-    pos = skipBlanks(line, pos);
-    out.length = pos;
-    if (item.syslog) break;  // host and program follow: they belong to the message
+    end = pos;
+    if (item.last) break;
+    const size_t afterBlanks = skipBlanks(line, pos);
+    if (afterBlanks == pos && !item.glued) break;  // items are separated by blanks
+    pos = afterBlanks;
+    // A wall-clock timestamp may be followed by the syslog or journal host and program; the
+    // kernel's own monotonic time may come after them ("host kernel: [123.456] ...").
+    if ((item.syslog || item.iso) && !haveSource && syslogSource(line, &pos, /*strict=*/!item.syslog, &id)) {
+      haveSource = true;
+      end = pos;
+      // Only the kernel's lines carry more prefix (its monotonic time); any other program's
+      // message starts here, brackets and all.
+      const size_t next = skipBlanks(line, pos);
+      if (next == pos || id.program != "kernel") break;
+      pos = next;
+    }
   }
-  if (lastWasTime && !out.monotonic) out.monotonic = forwardedKernelTime(line, pos);
+  out.host = id.host;
+  out.program = id.program;
+  out.pid = id.pid;
+  // One blank after the last item is the separator; the rest is the message's own indentation.
+  out.length = end > 0 && end < line.size() && isBlank(line[end]) ? end + 1 : end;
   return out;
 }
 

@@ -1,10 +1,14 @@
-// Reading the prefix of a log line: when it happened, and which rank printed it.
+// Reading the prefix of a log line: when it happened, who printed it, and where the message
+// starts.
 //
-// Log lines come from many writers: applications (ISO-8601 / RFC 3339, Python's asctime with a
-// comma before the milliseconds), syslog ("Nov 29 20:28:29", no year), the kernel ring buffer
-// ("[12345.678901]" seconds since boot, or "[Sun Nov 29 20:28:29 2026]" with dmesg -T), and
-// launchers that prepend a rank ("[rank12]:", srun --label "12: "). Parsing is only done for the
-// lines a rule matched (and a few neighbours), so it favours clarity over raw speed, but it
+// Log lines come from many writers, and launchers and collectors stack their own prefixes in
+// front: applications (ISO-8601 / RFC 3339, Python's asctime with a comma before the
+// milliseconds), syslog and the journal ("Nov 29 20:28:29 host prog[pid]: ", no year), the
+// kernel ring buffer ("[12345.678901]" seconds since boot, "[Sun Nov 29 20:28:29 2026]" with
+// dmesg -T), PyTorch's C++ logging ("[E1129 20:28:29.123456 4242 file.cpp:563]"), srun --label
+// ("12: "), torchrun ("[default3]:"), PyTorch ranks ("[rank12]:"), NCCL ("host:pid:tid [3] "),
+// UCX ("[host:pid :0:tid] ") and Ray ("(RayTrainWorker pid=123, ip=10.0.0.5) "). Parsing is done
+// for the lines a rule matched and a few neighbours, so it favours clarity over raw speed, but it
 // never allocates and never throws.
 #pragma once
 
@@ -14,13 +18,23 @@
 
 namespace attrib::evidence {
 
-// What the start of a line says. Every field is optional; a line may carry none.
+// What the start of a line says. Every field is optional; a line may carry none. The views
+// point into the parsed line.
 struct LinePrefix {
   std::optional<int64_t> time;       // wall clock, nanoseconds since the Unix epoch (UTC)
   std::optional<int64_t> monotonic;  // kernel time since boot, nanoseconds ("[12345.678901]")
-  std::optional<int32_t> rank;       // "[rank12]:", "[Rank 12]", "12: " (srun --label)
-  // Byte length of the recognised prefix (timestamps, rank labels and the separators after
-  // them); the message starts there.
+  std::optional<int32_t> rank;       // the global rank: "[rank12]:", "[Rank 12]"
+  std::optional<int32_t> task;       // the srun task id of "12: " (srun --label); not a rank
+  std::optional<int32_t> localRank;  // torchrun's "[default3]:" (role name and local rank)
+  std::string_view host;             // syslog/journal host, NCCL/UCX host name, Ray node ip
+  std::string_view program;          // syslog/journal program, without its [pid] ("kernel")
+  std::optional<int64_t> pid;        // "prog[pid]:", NCCL's host:pid:tid, Ray's pid=N
+  // The line starts with a kernel ring-buffer timestamp: "[12345.678901]", dmesg --reltime's
+  // "[  +0.000316]" or dmesg -T's "[Sun Nov 29 20:28:29 2026]".
+  bool kernelTimestamp = false;
+  // Byte length of the recognised prefix; the message starts there. One blank after the last
+  // item belongs to the prefix, any further blanks to the message: they are its indentation,
+  // which marks continuation lines ("[rank3]:   File ...").
   size_t length = 0;
 };
 
@@ -31,44 +45,56 @@ struct PrefixOptions {
   std::optional<int64_t> referenceTime;
   // Offset of local time from UTC, in seconds, for timestamps without a zone (0 = UTC).
   int32_t utcOffsetSeconds = 0;
-  // Recognise a leading "N: " as an srun --label rank (only for application logs).
+  // Recognise a leading "N: " as an srun --label task id (application output only: a kernel
+  // or syslog file never starts lines so).
   bool srunLabels = false;
 };
 
-// Parses the prefix of one line (without its newline). Formats recognised, in any order a
-// launcher may stack them ("12: [rank12]: 2026-01-01T10:00:00Z ..."):
-//   2026-01-01T10:00:00Z, 2026-01-01T10:00:00.123456+02:00, 2026-01-01 10:00:00,123 (asctime),
-//   2026-01-01 10:00:00.123, Nov 29 20:28:29 (syslog), Nov  9 20:28:29, [12345.678901] (dmesg),
-//   [Sun Nov 29 20:28:29 2026] (dmesg -T), [E1129 20:28:29.123456 4242 file.cpp:563] (glog, as
-//   PyTorch's C++ code logs; no year, like syslog), [rank12]:, [Rank 12]:, "12: " with srunLabels.
+// Parses the prefix of one line (without its newline). Items recognised, stacked in any order a
+// launcher or collector may stack them ("3: [rank3]:[E710 18:00:32.426302794 x.cpp:12] msg",
+// "2026-11-02T11:46:00.123Z [rank179]: msg", "[default0]:node-b:1234:1250 [0] NCCL INFO msg"):
+//   timestamps   2026-01-01T10:00:00Z, 2026-01-01T10:00:00.123456+02:00, 2026-01-01 10:00:00,123
+//                (asctime), [2026-01-01 10:00:00,123], Nov 29 20:28:29 (syslog), [12345.678901]
+//                and [  +0.000316] (dmesg, dmesg --reltime: the latter is no time; ten digits of
+//                seconds and more are the epoch, as UCX writes "[1704103201.123456]"), [Sun Nov 29
+//                20:28:29 2026] (dmesg -T), [E1129 20:28:29.123456 4242 file.cpp:563] (glog) and
+//                [E710 18:00:32.426302794 file.cpp:2395] (c10's own logger: month*100+day, no
+//                thread), I1129 20:28:29.123456 4242 file.cc:12] (glog at the line start)
+//   syslog       after a syslog timestamp: "host prog[pid]: " or "host prog: "; after an ISO
+//                timestamp (rsyslog's RFC 3339 format, journalctl -o short-iso) only with a
+//                [pid] or for the program "kernel", so "2026-... INFO root: x" stays a message
+//   identity     [rank12]:, [Rank 12], [default3]: (torchrun), "12: " (srun, with srunLabels),
+//                host:pid:tid [3] (NCCL; the message then starts at "NCCL ..."), [host:pid
+//                :0:tid] and [host:pid:thread] (UCX), (Name pid=123, ip=10.0.0.5) and (pid=123) (Ray)
 // A syslog line ("Nov 29 20:28:29 host kernel: [123.456] text") yields both time and monotonic.
 //
 // Details:
-// - Each item is followed by its separators: the blanks (spaces, tabs) after it, and the ':'
-//   of "[rank12]:". `length` ends after the last item's separators. A syslog timestamp ends the
-//   prefix: "Nov 29 20:28:29 host prog: x" has length 16 and the message is "host prog: x".
-//   After a wall-clock timestamp, "HOST kernel: [123.456]" also sets `monotonic` (syslog and
-//   rsyslog's RFC 3339 format forward kernel lines so); `length` still ends before HOST.
+// - Each item may be followed by blanks; the first blank after the last item belongs to the
+//   prefix, the rest to the message (its indentation). A "[rank3]:" directly followed by
+//   another item ("[rank3]:[E710 ...]") needs no blank.
 // - ISO timestamps: 'T', 't' or ' ' between date and time; seconds required; a fraction after
 //   '.' or ',' (only '.' in syslog) of any length, truncated to nanoseconds; a zone "Z", "z",
 //   "+02:00", "-0700" or "+02". Without a zone (ISO, syslog, dmesg -T) the time is local, at
-//   options.utcOffsetSeconds. "[2026-01-01 10:00:00,123]" (torch.distributed's launcher) is
-//   recognised too.
+//   options.utcOffsetSeconds.
 // - A timestamp must be a real instant: impossible dates (month 13, Feb 30, Feb 29 in a common
 //   year), hour 24, minute or second 60 (no leap seconds), a malformed zone, a dmesg -T weekday
 //   that does not match its date, a timestamp followed directly by a letter or digit
-//   ("...00Zjunk"; a syslog timestamp must be followed by a blank), or an instant outside int64 nanoseconds (years before 1677 or after 2262)
-//   are not timestamps: the line is treated as if it had none there.
-// - Syslog year: the latest occurrence of the date that is no more than 31 days after
-//   referenceTime. So with the workload starting on Jan 2, "Dec 31" is the previous year; starting
-//   on Dec 20, "Jan 5" is the next year; "Feb 29" is the latest leap year's. Without a
-//   referenceTime a syslog timestamp is recognised (the message starts after it) but `time` stays
+//   ("...00Zjunk"; a syslog timestamp must be followed by a blank), or an instant outside int64
+//   nanoseconds (years before 1677 or after 2262) are not timestamps: the line is treated as if
+//   it had none there.
+// - Syslog and glog year: the latest occurrence of the date that is no more than 31 days after
+//   referenceTime. So with the workload starting on Jan 2, "Dec 31" is the previous year;
+//   starting on Dec 20, "Jan 5" is the next year; "Feb 29" is the latest leap year's. Without a
+//   referenceTime such a timestamp is recognised (the message starts after it) but `time` stays
 //   empty.
-// - When a kind appears twice the first value is kept ("[rank1]: [rank2]:" is rank 1), except
-//   that "[rankN]" beats an srun label: under torchrun started by srun the label numbers nodes.
+// - When a kind appears twice the first value is kept ("[rank1]: [rank2]:" is rank 1; the
+//   outermost timestamp wins).
 // - "12: " (srun --label, which right-aligns the number with spaces) is recognised only at the
 //   start of the line and only with options.srunLabels; it needs a blank or the end of the line
-//   after the ':'. Month and weekday names are English and case-sensitive; "[rank" is not.
+//   after the ':'. It is a task id: whether tasks are ranks depends on how the job was launched,
+//   which only the workload's layout can tell (evidence/line_identity.h).
+// - Host names are [A-Za-z0-9_.-]+ and not all digits; month and weekday names are English and
+//   case-sensitive; "[rank" is not.
 // - Any bytes are accepted (binary, invalid UTF-8, NUL); nothing is read past line.size().
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options = {});
 

@@ -186,13 +186,16 @@ TEST(Timestamp, Syslog) {
   LinePrefix p = parseLinePrefix(line, reference(kNov29 - 86400 * kSecond));
   EXPECT_EQ(p.time, kNov29);
   EXPECT_FALSE(p.monotonic);
-  // Only the timestamp and its separator: host and program belong to the message.
-  EXPECT_EQ(p.length, 16u);
-  EXPECT_EQ(message(line, p), "host sshd[12]: Accepted");
+  // The host and the program with its pid are prefix too.
+  EXPECT_EQ(p.length, 31u);
+  EXPECT_EQ(message(line, p), "Accepted");
+  EXPECT_EQ(p.host, "host");
+  EXPECT_EQ(p.program, "sshd");
+  EXPECT_EQ(p.pid, 12);
 
   const PrefixOptions late2026 = reference(kNov29);
   EXPECT_EQ(parseLinePrefix("Nov  9 20:28:29 host x", late2026).time, 1794256109 * kSecond);
-  EXPECT_EQ(parseLinePrefix("Nov  9 20:28:29 host x", late2026).length, 16u);
+  EXPECT_EQ(parseLinePrefix("Nov  9 20:28:29 host x", late2026).length, 16u);  // no "prog:": a message
   EXPECT_EQ(parseLinePrefix("Nov 9 20:28:29 host x", late2026).time, 1794256109 * kSecond);
   EXPECT_EQ(parseLinePrefix("Nov 9 20:28:29 host x", late2026).length, 15u);
   EXPECT_EQ(parseLinePrefix("Nov 29 20:28:29.250 host x", late2026).time, kNov29 + 250'000'000);
@@ -274,7 +277,10 @@ TEST(Timestamp, KernelInsideSyslog) {
   LinePrefix p = parseLinePrefix(line, reference(kNov29));
   EXPECT_EQ(p.time, kNov29);
   EXPECT_EQ(p.monotonic, 123'456'000'000);
-  EXPECT_EQ(message(line, p), "host kernel: [123.456] NVRM: Xid 79");
+  EXPECT_EQ(message(line, p), "NVRM: Xid 79");
+  EXPECT_EQ(p.host, "host");
+  EXPECT_EQ(p.program, "kernel");
+  EXPECT_FALSE(p.pid);
 
   std::string_view padded = "Nov 29 20:28:29 gpu-node-7 kernel: [    5.000100] x";
   EXPECT_EQ(parseLinePrefix(padded, reference(kNov29)).monotonic, 5'000'100'000);
@@ -285,7 +291,18 @@ TEST(Timestamp, KernelInsideSyslog) {
   p = parseLinePrefix(rfc);
   EXPECT_EQ(p.time, kNov29 + 500'000'000);
   EXPECT_EQ(p.monotonic, 123'456'000'000);
-  EXPECT_EQ(message(rfc, p), "host kernel: [123.456] x");
+  EXPECT_EQ(message(rfc, p), "x");
+  // journalctl -o short-iso: after an ISO timestamp only a kernel or a program with a pid is a
+  // journal source, so Python's "%(asctime)s %(levelname)s %(name)s: %(message)s" stays text.
+  std::string_view journal = "2026-11-29T20:28:29+0000 gpu-7 nv-fabricmanager[2121]: detected NVSwitch fatal error";
+  p = parseLinePrefix(journal);
+  EXPECT_EQ(p.program, "nv-fabricmanager");
+  EXPECT_EQ(p.pid, 2121);
+  EXPECT_EQ(message(journal, p), "detected NVSwitch fatal error");
+  std::string_view python = "2026-11-29 20:28:29,123 INFO root: starting";
+  p = parseLinePrefix(python);
+  EXPECT_TRUE(p.program.empty());
+  EXPECT_EQ(message(python, p), "INFO root: starting");
 
   // Only the kernel's own lines: another program's brackets are just text.
   EXPECT_FALSE(parseLinePrefix("Nov 29 20:28:29 host python: [123.456] x", reference(kNov29)).monotonic);
@@ -319,7 +336,9 @@ TEST(Timestamp, Ranks) {
   EXPECT_EQ(parseLinePrefix("[Rank 12] x").rank, 12);
   EXPECT_EQ(parseLinePrefix("[Rank 12] x").length, 10u);
   EXPECT_EQ(parseLinePrefix("[RANK0]:[W1201 10:00:00.1 ProcessGroupNCCL.cpp:1] x").rank, 0);
-  EXPECT_EQ(parseLinePrefix("[RANK0]:[W1201 10:00:00.1 ProcessGroupNCCL.cpp:1] x").length, 8u);
+  // Glued to a glog prefix (which has no year without a reference time).
+  EXPECT_EQ(parseLinePrefix("[RANK0]:[W1201 10:00:00.1 ProcessGroupNCCL.cpp:1] x").length, 50u);
+  EXPECT_FALSE(parseLinePrefix("[RANK0]:[W1201 10:00:00.1 ProcessGroupNCCL.cpp:1] x").time);
   EXPECT_EQ(parseLinePrefix("[rank2147483647]: x").rank, INT32_MAX);
   expectNothing("[rank2147483648]: x");
   expectNothing("[rank]: x");
@@ -329,16 +348,18 @@ TEST(Timestamp, Ranks) {
 }
 
 TEST(Timestamp, SrunLabels) {
+  // A task id, not a rank: whether tasks are ranks depends on how the job was launched.
   std::string_view line = "12: step 10 loss 2.0";
   LinePrefix p = parseLinePrefix(line, srun());
-  EXPECT_EQ(p.rank, 12);
+  EXPECT_EQ(p.task, 12);
+  EXPECT_FALSE(p.rank);
   EXPECT_EQ(message(line, p), "step 10 loss 2.0");
   // srun right-aligns labels in large jobs.
   std::string_view padded = "  3: x";
   p = parseLinePrefix(padded, srun());
-  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.task, 3);
   EXPECT_EQ(message(padded, p), "x");
-  EXPECT_EQ(parseLinePrefix("7:", srun()).rank, 7);
+  EXPECT_EQ(parseLinePrefix("7:", srun()).task, 7);
   // Only when asked for: application text often starts with a number and a colon.
   expectNothing(line);
   expectNothing("12:30 is lunch", srun());
@@ -377,8 +398,9 @@ TEST(Timestamp, StackedPrefixes) {
   EXPECT_EQ(p.monotonic, 12'500'000'000);
   EXPECT_EQ(message(kernel, p), "x");
 
-  // Under torchrun started by srun the label counts nodes; the application's rank wins.
+  // Under torchrun started by srun the label counts nodes; the application's rank is the rank.
   EXPECT_EQ(parseLinePrefix("1: [rank9]: x", srun()).rank, 9);
+  EXPECT_EQ(parseLinePrefix("1: [rank9]: x", srun()).task, 1);
   // Otherwise the first (outermost) value of each kind wins; repeats are still prefix.
   std::string_view twice = "[rank1]: [rank2]: 2026-01-01T10:00:00Z 2026-01-01T11:00:00Z x";
   p = parseLinePrefix(twice);
@@ -386,17 +408,130 @@ TEST(Timestamp, StackedPrefixes) {
   EXPECT_EQ(p.time, kNewYearTen);
   EXPECT_EQ(message(twice, p), "x");
 
-  // Tabs separate too; the message keeps its own spacing after the prefix.
+  // Tabs separate too; one blank after the last item is the separator, the rest the message's
+  // own indentation.
   std::string_view tabs = "[rank1]:\t2026-01-01T10:00:00Z\t\tx  y";
   p = parseLinePrefix(tabs);
   EXPECT_EQ(p.time, kNewYearTen);
-  EXPECT_EQ(message(tabs, p), "x  y");
+  EXPECT_EQ(message(tabs, p), "\tx  y");
 
-  // A syslog timestamp ends the prefix: the host follows.
+  // A syslog timestamp without "host prog:" after it is followed by more prefix or the message.
   std::string_view syslog = "Nov 29 20:28:29 [rank1]: x";
   p = parseLinePrefix(syslog, reference(kNov29));
-  EXPECT_FALSE(p.rank);
-  EXPECT_EQ(message(syslog, p), "[rank1]: x");
+  EXPECT_EQ(p.rank, 1);
+  EXPECT_EQ(message(syslog, p), "x");
+}
+
+// The prefixes real launchers and libraries write, with the versions whose format they follow.
+TEST(LinePrefixForms, NcclDebugPrefix) {
+  // NCCL 2.x debug lines (NCCL_DEBUG=INFO/WARN): "hostname:pid:tid [cudaDev] NCCL ...".
+  std::string_view line = "gpu-node-b:41234:41250 [3] NCCL WARN NET/IB : Got completion from peer 10.0.0.7<42> with error 12";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.host, "gpu-node-b");
+  EXPECT_EQ(p.pid, 41234);
+  EXPECT_EQ(message(line, p).substr(0, 9), "NCCL WARN");
+  // Container host names start with digits; they are still names.
+  std::string_view docker = "09677202c889:5283:5699 [7] NCCL INFO 24 coll channels";
+  p = parseLinePrefix(docker);
+  EXPECT_EQ(p.host, "09677202c889");
+  EXPECT_EQ(message(docker, p), "NCCL INFO 24 coll channels");
+  // srun -l in front: the label is the task, the host is the node that printed the line.
+  std::string_view labelled = "  5: gpu-node-b:41234:41250 [1] NCCL INFO Bootstrap : Using ib0:10.0.0.2<0>";
+  p = parseLinePrefix(labelled, srun());
+  EXPECT_EQ(p.task, 5);
+  EXPECT_EQ(p.host, "gpu-node-b");
+  EXPECT_EQ(message(labelled, p).substr(0, 9), "NCCL INFO");
+  // All digits is a number, not a host.
+  expectNothing("12:34:56 [1] x");
+}
+
+TEST(LinePrefixForms, UcxPrefix) {
+  // UCX 1.x error reports: "[host:pid :0:tid] message".
+  std::string_view line = "[09677202c889:5283 :0:5704] Caught signal 7 (Bus error: nonexistent physical address)";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.host, "09677202c889");
+  EXPECT_EQ(p.pid, 5283);
+  EXPECT_EQ(message(line, p).substr(0, 15), "Caught signal 7");
+}
+
+TEST(LinePrefixForms, RayWorkerPrefix) {
+  // Ray 2.x forwards worker output with "(Name pid=N, ip=A)" ("ip" only from other nodes).
+  std::string_view line = "(RayTrainWorker pid=2290, ip=10.0.0.5) [rank3]: RuntimeError: CUDA error";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.host, "10.0.0.5");
+  EXPECT_EQ(p.pid, 2290);
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(message(line, p), "RuntimeError: CUDA error");
+  std::string_view local = "(WorkerDict pid=1789) [PG ID 0 PG GUID 0(default_pg) Rank 2] failure detected";
+  p = parseLinePrefix(local);
+  EXPECT_EQ(p.pid, 1789);
+  EXPECT_TRUE(p.host.empty());
+  EXPECT_EQ(message(local, p).substr(0, 6), "[PG ID");
+  EXPECT_EQ(parseLinePrefix("(pid=77) x").pid, 77);
+  expectNothing("(see below) x");
+  expectNothing("(pid=abc) x");
+}
+
+TEST(LinePrefixForms, TorchrunRolePrefix) {
+  // torchrun --tee 3 (PyTorch 2.x): "[<role><local_rank>]:" in front of each worker's line.
+  std::string_view line = "[default3]:[rank11]: Traceback (most recent call last):";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.localRank, 3);
+  EXPECT_EQ(p.rank, 11);
+  EXPECT_EQ(message(line, p), "Traceback (most recent call last):");
+  std::string_view nccl = "[default0]:gpu-a:1234:1250 [0] NCCL INFO ring 00";
+  p = parseLinePrefix(nccl);
+  EXPECT_EQ(p.localRank, 0);
+  EXPECT_EQ(p.host, "gpu-a");
+  expectNothing("[INFO12] x");  // no ':'
+}
+
+TEST(LinePrefixForms, C10LoggerAndGlog) {
+  // PyTorch 2.4+ c10 logger (no glog): "[rank3]:[E710 18:00:32.426302794 ProcessGroupNCCL.cpp:2395] "
+  // prints (month + 1) * 100 + day unpadded, nine fraction digits and no thread id.
+  std::string_view line =
+      "[rank3]:[E710 18:00:32.426302794 ProcessGroupNCCL.cpp:2395] [PG ID 0 PG GUID 0(default_pg) Rank 3] failure detected by watchdog";
+  LinePrefix p = parseLinePrefix(line, reference(k20260701));
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.time, 1783706432 * kSecond + 426302794);  // 2026-07-10T18:00:32.426302794Z
+  EXPECT_EQ(message(line, p).substr(0, 6), "[PG ID");
+  // Real glog (with a thread id), bracketed and bare.
+  EXPECT_EQ(parseLinePrefix("[E1129 13:52:01.123456 4242 ProcessGroupNCCL.cpp:563] x", reference(kNov29)).length, 54u);
+  std::string_view bare = "W1129 20:28:29.000001  4242 pjrt_client.cc:88] x";
+  p = parseLinePrefix(bare, reference(kNov29));
+  EXPECT_EQ(p.time, kNov29 + 1000);
+  EXPECT_EQ(message(bare, p), "x");
+  expectNothing("E2 13:52:01.1 f.cc:1] x");  // one digit of month and day
+  expectNothing("[E1329 13:52:01.1 f.cc:1] x");  // month 13
+}
+
+TEST(LinePrefixForms, DmesgRelativeTimes) {
+  // dmesg --reltime / -d ("[  +0.000316]"): a delta to the previous line, so no time, but prefix.
+  std::string_view line = "[  +0.000316] pcieport 0000:00:03.0: AER: Corrected error received";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_FALSE(p.time);
+  EXPECT_FALSE(p.monotonic);
+  EXPECT_EQ(message(line, p).substr(0, 8), "pcieport");
+}
+
+TEST(LinePrefixForms, IndentationBelongsToTheMessage) {
+  // Continuation lines keep their indentation after the prefix: it is what marks them.
+  EXPECT_EQ(message("[rank3]:   File \"train.py\", line 7", parseLinePrefix("[rank3]:   File \"train.py\", line 7")),
+            "  File \"train.py\", line 7");
+  // dmesg prints the continuation lines of a multi-line kernel record indented, without a time.
+  std::string_view cont = "               NVRM: (PCI ID: 10de:26b5) installed in this system has";
+  EXPECT_EQ(parseLinePrefix(cont).length, 0u);
+  std::string_view stamped = "[ 1843.308145]  ? __die+0x20/0x70";
+  EXPECT_EQ(message(stamped, parseLinePrefix(stamped)), " ? __die+0x20/0x70");
+}
+
+TEST(LinePrefixForms, CollectorTimestampBeforeTheLine) {
+  // kubectl logs --timestamps (Kubernetes 1.2x) and Loki/Fluent Bit exports: an RFC 3339 time
+  // in front of what the process printed, prefixes and all.
+  std::string_view line = "2026-11-02T11:46:00.123Z [rank179]: KeyError: 'labels'";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.rank, 179);
+  EXPECT_EQ(message(line, p), "KeyError: 'labels'");
 }
 
 TEST(Timestamp, LineEndings) {
@@ -406,7 +541,7 @@ TEST(Timestamp, LineEndings) {
   EXPECT_EQ(p.length, 20u);
   EXPECT_EQ(parseLinePrefix("[rank4]:\r").rank, 4);
   EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00Z").length, 20u);
-  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00Z   ").length, 23u);
+  EXPECT_EQ(parseLinePrefix("2026-01-01T10:00:00Z   ").length, 21u);
 }
 
 TEST(Timestamp, EmptyAndGarbage) {
