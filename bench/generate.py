@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Synthetic workload for the scanning benchmark (bench/run): a workload directory as
-`attrib diagnose` reads it (connectors/local/workload_dir.h):
+`attrib diagnose` reads it (docs/workloads.md):
 
     OUT/workload.json
     OUT/logs/<node>/applog.log     training output of the node's ranks ("[rank12]:" prefixes)

@@ -7,7 +7,9 @@
 #include <memory>
 
 #include "ir/bundle_format.h"
+#include "compiler/scan_form.h"
 #include "ir/codec.h"
+#include "ir/log_channels.h"
 #include "ir/sha256.h"
 
 namespace attrib {
@@ -43,25 +45,35 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
   BundleResult result;
   ir::Program program = lower(compilation, options);
 
+  // The symptoms' patterns in their scan forms (compiler/scan_form.h), then the channel markers
+  // (ir/log_channels.h), so one pass over the bytes finds both.
   std::vector<PatternRef> table = logPatternTable(program);
+  const auto& markers = ir::markerExpressions();
   std::string database;
-  if (!table.empty()) {
-    std::vector<const char*> expressions;
+  {
+    std::vector<std::string> forms;
     std::vector<unsigned> flags, ids;
     for (size_t i = 0; i < table.size(); ++i) {
       const ir::Pattern& p = program.symptoms[table[i].symptom].patterns[table[i].pattern];
-      expressions.push_back(p.regex.c_str());
+      forms.push_back(scanForm(p.regex).expression);
       flags.push_back(scanFlags(p.flags));
       ids.push_back(static_cast<unsigned>(i));
     }
+    for (size_t m = 0; m < markers.size(); ++m) {
+      forms.push_back(markers[m].regex);
+      flags.push_back(HS_FLAG_MULTILINE);
+      ids.push_back(static_cast<unsigned>(table.size() + m));
+    }
+    std::vector<const char*> expressions;
+    for (const auto& f : forms) expressions.push_back(f.c_str());
     hs_database_t* db = nullptr;
     hs_compile_error_t* error = nullptr;
-    if (hs_compile_multi(expressions.data(), flags.data(), ids.data(), static_cast<unsigned>(table.size()),
+    if (hs_compile_multi(expressions.data(), flags.data(), ids.data(), static_cast<unsigned>(expressions.size()),
                          HS_MODE_BLOCK, nullptr, &db, &error) != HS_SUCCESS) {
       int index = error ? error->expression : -1;
       std::string where = index >= 0 && static_cast<size_t>(index) < table.size()
                               ? fmt::format(" (symptom {})", program.symptoms[table[index].symptom].name)
-                              : "";
+                              : index >= 0 ? " (a channel marker)" : "";
       result.error = fmt::format("Hyperscan cannot compile the log patterns{}: {}", where,
                                  error && error->message ? error->message : "unknown error");
       hs_free_compile_error(error);
@@ -86,13 +98,13 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
   body.bytes(program.version);
   body.bytes(attribcVersion);
   body.bytes(hs_version());
+  body.bytes(ir::markerTableDigest());
   body.bytes(ir::encode(program));
-  body.varint(database.empty() ? 0 : 1);
-  if (!database.empty()) {
-    body.u8(static_cast<uint8_t>(ir::StreamKind::Log));
-    body.varint(table.size());
-    body.bytes(database);
-  }
+  body.varint(1);
+  body.u8(static_cast<uint8_t>(ir::StreamKind::Log));
+  body.varint(table.size());
+  body.varint(markers.size());
+  body.bytes(database);
   std::string out(kBundleMagic);
   uint32_t version = kBundleFormatVersion;
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(version >> (8 * i)));

@@ -7,6 +7,7 @@
 #include "compiler/check_internal.h"
 #include "compiler/regex_check.h"
 #include "compiler/vocabulary.h"
+#include "ir/log_channels.h"
 #include "ir/ir.h"
 
 namespace attrib::check_detail {
@@ -312,14 +313,16 @@ void Checker::warnShadowedCaptures(const ast::Regex& re) {
 
 void Checker::checkSource(const ast::PropertyValue& v) {
   if (v.kind != ast::PropertyValue::Kind::Word && v.kind != ast::PropertyValue::Kind::String) {
-    sink_.report(DiagKind::InvalidValue, v.range, "a log source is a name such as syslog or applog");
+    sink_.report(DiagKind::InvalidValue, v.range, "a log source is a channel name such as kernel or application");
     return;
   }
   if (!contains(logSources(), v.text)) {
     sink_
         .report(DiagKind::UnknownSource, v.range,
-                fmt::format("no connector produces the log source '{}'{}", v.text, didYouMean(v.text, logSources())))
-        .note({}, fmt::format("known sources: {}", fmt::join(logSources(), ", ")));
+                fmt::format("'{}' is not a log channel{}", v.text, didYouMean(v.text, logSources())))
+        .note({}, fmt::format("the channels are {}; the older source words {} still read theirs",
+                              fmt::join(logSources().begin(), logSources().begin() + ir::kChannelCount, ", "),
+                              fmt::join(logSources().begin() + ir::kChannelCount, logSources().end(), ", ")));
   }
 }
 

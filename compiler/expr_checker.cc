@@ -25,6 +25,9 @@ void ExprChecker::checkRegexLiteral(ast::Regex& re, bool forScanning) {
       case RegexProblem::Engine::Flags:
         sink_.report(DiagKind::UnknownRegexFlag, {re.range.file, re.patternRange.end + 1, re.range.end}, p.message);
         break;
+      case RegexProblem::Engine::ScanForm:
+        sink_.report(DiagKind::InvalidRegex, where, p.message);
+        break;
       case RegexProblem::Engine::Hyperscan:
         sink_.report(DiagKind::InvalidRegex, where,
                      fmt::format("Hyperscan cannot compile this pattern: {}", p.message));

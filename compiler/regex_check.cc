@@ -1,5 +1,7 @@
 #include "compiler/regex_check.h"
 
+#include "compiler/scan_form.h"
+
 #include <fmt/format.h>
 #include <hs/hs.h>
 
@@ -184,16 +186,23 @@ RegexInfo analyse(const std::string& pattern, const std::string& flags, bool for
       info.problems.push_back({RegexProblem::Engine::Hyperscan, "patterns cannot contain NUL bytes", nul});
       return info;
     }
+    // Hyperscan scans the pattern's scan form (compiler/scan_form.h); its offsets refer to the
+    // pattern only when the two are the same.
+    ScanForm form = scanForm(pattern);
+    if (!form.error.empty()) {
+      info.problems.push_back({RegexProblem::Engine::ScanForm, form.error, std::nullopt});
+      return info;
+    }
     hs_database_t* db = nullptr;
     hs_compile_error_t* raw = nullptr;
-    hs_error_t status = hs_compile(pattern.c_str(), hsFlags, HS_MODE_BLOCK, nullptr, &db, &raw);
+    hs_error_t status = hs_compile(form.expression.c_str(), hsFlags, HS_MODE_BLOCK, nullptr, &db, &raw);
     std::unique_ptr<hs_compile_error_t, decltype(&hs_free_compile_error)> error(raw, hs_free_compile_error);
     std::unique_ptr<hs_database_t, decltype(&hs_free_database)> database(db, hs_free_database);
     if (status != HS_SUCCESS) {
       std::string message = error && error->message ? error->message : "Hyperscan cannot compile this pattern";
       bool duplicateName = message.find("named subpatterns") != std::string::npos;
       info.problems.push_back({duplicateName ? RegexProblem::Engine::DuplicateCapture : RegexProblem::Engine::Hyperscan,
-                               trimPeriod(message), indexInMessage(message)});
+                               trimPeriod(message), form.expression == pattern ? indexInMessage(message) : std::nullopt});
       // PCRE2 would mostly repeat the same complaint; one message per mistake.
       return info;
     }

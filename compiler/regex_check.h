@@ -10,7 +10,7 @@
 namespace attrib {
 
 struct RegexProblem {
-  enum class Engine { Flags, Hyperscan, Pcre2, DuplicateCapture };
+  enum class Engine { Flags, ScanForm, Hyperscan, Pcre2, DuplicateCapture };
   Engine engine;
   std::string message;            // the engine's own message, lightly edited
   std::optional<size_t> offset;   // byte offset inside the pattern, when the engine gave one

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "ir/log_channels.h"
+
 namespace attrib {
 
 const std::vector<std::string>& failureFamilies() {
@@ -15,10 +17,7 @@ const std::vector<std::string>& failureFamilies() {
   return v;
 }
 
-const std::vector<std::string>& logSources() {
-  static const std::vector<std::string> v = {"applog", "syslog", "dmesg", "scheduler", "k8s_events", "container"};
-  return v;
-}
+const std::vector<std::string>& logSources() { return ir::sourceWords(); }
 
 const std::vector<std::string>& terminalStates() {
   static const std::vector<std::string> v = {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL",

@@ -8,6 +8,8 @@
 namespace attrib {
 
 const std::vector<std::string>& failureFamilies();
+// The words `on log(source ...)` accepts: the log channels and the legacy source words
+// (ir/log_channels.h).
 const std::vector<std::string>& logSources();
 const std::vector<std::string>& terminalStates();
 const std::vector<std::string>& knownActions();

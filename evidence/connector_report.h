@@ -2,8 +2,11 @@
 // error was seen" from "the logs were not there".
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+
+#include "ir/log_channels.h"
 
 namespace attrib::evidence {
 
@@ -16,6 +19,9 @@ struct ConnectorReport {
   uint64_t bytes = 0;
   std::string reason;         // why not ok
   int64_t elapsedMs = 0;
+  // Log lines read per channel (ir/log_channels.h): claimed lines under their channel, the
+  // others under the hint of their file. All zero for sources that are not logs.
+  std::array<uint64_t, ir::kChannelCount> channelLines{};
 };
 
 // "ok", "empty", "partial", "error".

@@ -12,9 +12,13 @@
 namespace attrib::evidence {
 
 struct LogFile {
-  std::string path;
-  std::string node;    // the node the file belongs to ("" when unknown)
-  std::string source;  // applog, syslog, dmesg, ...
+  std::string path;    // the file; for an archive's entry, the archive
+  std::string entry;   // the entry's name in the archive at `path`, or "" for a plain file
+  std::string node;    // the node the file belongs to ("" when its lines must say)
+  // What the file is, as a hint for its lines that say nothing about themselves: a channel
+  // name, a source word (applog, syslog, dmesg, ...) or a file name (evidence/line_channel.h
+  // channelHint); empty: the hint comes from `name`, else `path`.
+  std::string source;
   std::string name;    // how connector reports name it (e.g. "gpu-0001/syslog.log.1.gz"); default node/source
   std::optional<int64_t> rank;  // the rank the whole file belongs to (from its path), when known;
                                 // a line's own rank prefix wins

@@ -1,6 +1,9 @@
 #include "evidence/log_reader.h"
 
+#include "evidence/archive_reader.h"
+
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -85,6 +88,21 @@ class NewlineFinder {
 
 constexpr size_t kGzipInputBytes = 64 << 10;
 
+}  // namespace
+
+const char* fileTypeName(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a file";
+}
+
+namespace {
+
 // std::generic_category() formats like strerror() but is thread-safe.
 std::string errnoText(int err) { return std::generic_category().message(err); }
 
@@ -98,6 +116,8 @@ class RawFile {
   // A file's bytes held in memory; `error`, when given, is reported once they are all read.
   RawFile(std::shared_ptr<const std::string> bytes, std::string error)
       : fd_(-1), memory_(std::move(bytes)), memoryError_(std::move(error)) {}
+  // The current entry of an archive.
+  explicit RawFile(ArchiveReader& archive) : fd_(-1), archive_(&archive) {}
   ~RawFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -106,6 +126,15 @@ class RawFile {
 
   // Up to `capacity` bytes; 0 at the end of the file or on error (then error() is set).
   size_t read(void* dst, size_t capacity) {
+    if (archive_) {
+      const long n = archive_->read(dst, capacity);
+      if (n < 0) {
+        error_ = archive_->error();
+        return 0;
+      }
+      offset_ += static_cast<uint64_t>(n);
+      return static_cast<size_t>(n);
+    }
     if (fd_ < 0) {
       const size_t size = memory_ ? memory_->size() : 0;
       const size_t n = std::min<size_t>(capacity, size - offset_);
@@ -146,6 +175,7 @@ class RawFile {
   const std::string path_;
   const std::shared_ptr<const std::string> memory_;  // fd_ < 0: the bytes
   const std::string memoryError_;
+  ArchiveReader* const archive_ = nullptr;  // an archive's current entry
   uint64_t offset_ = 0;
   std::string error_;
 };
@@ -503,9 +533,29 @@ std::unique_ptr<LogReader> openRaw(std::unique_ptr<RawFile> file, const std::str
 }  // namespace
 
 std::unique_ptr<LogReader> LogReader::open(const std::string& path, const LogReaderOptions& options) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: a link swapped in after
+  // the intake resolved the path is not followed. Only regular files (and directories, which
+  // fail at the first read as they always did) are read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return std::make_unique<ChunkedReader>("cannot open '" + path + "': " + errnoText(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return std::make_unique<ChunkedReader>("cannot open '" + path + "': " + errnoText(err));
+  }
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return std::make_unique<ChunkedReader>("'" + path + "' is not a regular file (" + fileTypeName(st.st_mode) +
+                                           "); not read");
+  }
+  (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return openRaw(std::make_unique<RawFile>(fd, path), path, options);
+}
+
+std::unique_ptr<LogReader> LogReader::openArchiveEntry(ArchiveReader& archive, const std::string& name,
+                                                       const LogReaderOptions& options) {
+  return openRaw(std::make_unique<RawFile>(archive), name, options);
 }
 
 std::unique_ptr<LogReader> LogReader::openMemory(std::shared_ptr<const std::string> bytes, const std::string& name,

@@ -44,6 +44,11 @@
 
 namespace attrib::evidence {
 
+class ArchiveReader;
+
+// "a FIFO", "a character device", ... for a st_mode.
+const char* fileTypeName(unsigned mode);
+
 struct LogChunk {
   std::string_view data;              // whole lines, each ending in '\n'
   uint64_t offset = 0;                // offset of data[0] in the (decompressed) file
@@ -68,6 +73,10 @@ class LogReader {
   // none).
   static std::unique_ptr<LogReader> openMemory(std::shared_ptr<const std::string> bytes, const std::string& name,
                                                std::string error, const LogReaderOptions& options = {});
+  // The current entry of `archive` (evidence/archive_reader.h), read exactly as open() reads a
+  // file of that name. The reader is valid until the archive moves to its next entry.
+  static std::unique_ptr<LogReader> openArchiveEntry(ArchiveReader& archive, const std::string& name,
+                                                     const LogReaderOptions& options = {});
   virtual ~LogReader() = default;
 
   // The next chunk; false at the end of the file or on error. The chunk's data stays valid

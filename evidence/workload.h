@@ -22,6 +22,10 @@ struct Workload {
   std::vector<std::string> nodes;
   std::optional<int64_t> ranksPerNode;
   std::optional<int64_t> ranks;
+  // srun tasks per node, when the launch is known: with it an srun --label task id names its
+  // node (block distribution: nodes[task / tasksPerNode]), and when it equals ranksPerNode the
+  // tasks are the ranks (one task per GPU, as `srun python train.py` starts them).
+  std::optional<int64_t> tasksPerNode;
   std::string reason;
 };
 

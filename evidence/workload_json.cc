@@ -61,7 +61,8 @@ bool parseWorkloadJson(const std::string& text, Workload* w, std::string* error)
   if (!str("id", &w->id) || !str("scheduler", &w->scheduler) || !str("name", &w->name) || !str("user", &w->user) ||
       !str("partition", &w->partition) || !str("state", &state) || !integer("exit_code", &w->exitCode) ||
       !integer("signal", &w->signal) || !time("start", &w->start) || !time("end", &w->end) ||
-      !integer("ranks_per_node", &w->ranksPerNode) || !integer("ranks", &w->ranks) || !str("reason", &w->reason)) {
+      !integer("ranks_per_node", &w->ranksPerNode) || !integer("ranks", &w->ranks) ||
+      !integer("tasks_per_node", &w->tasksPerNode) || !str("reason", &w->reason)) {
     return false;
   }
   if (!state.empty()) {
@@ -110,6 +111,7 @@ std::string workloadToJson(const Workload& w) {
   j["nodes"] = w.nodes;
   integer("ranks_per_node", w.ranksPerNode);
   integer("ranks", w.ranks);
+  integer("tasks_per_node", w.tasksPerNode);
   text("reason", w.reason);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }

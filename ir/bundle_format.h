@@ -10,13 +10,16 @@
 //     ruleset version    bytes
 //     attribc version    bytes
 //     hyperscan version  bytes  hs_version() of the compiler
+//     marker table       bytes  ir::markerTableDigest() of the compiler (ir/log_channels.h)
 //     program            bytes  ir::encode(Program)
 //     databases          count, then per database:
-//                          stream kind u8, pattern count varint, hs_serialize_database bytes
+//                          stream kind u8, pattern count varint, marker count varint,
+//                          hs_serialize_database bytes
 //   checksum        32 bytes SHA-256 of everything before it
 //
 // Pattern ids in the log database are positions in the flattened list of (symptom, pattern)
-// pairs of log symptoms, in symptom-id order (logPatternTable()).
+// pairs of log symptoms, in symptom-id order (logPatternTable()), then the channel markers
+// (ir::markerExpressions(), in order) from the pattern count on. Format 3 added the markers.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +32,7 @@
 namespace attrib {
 
 inline constexpr std::string_view kBundleMagic = "ATTRBNDL";
-inline constexpr uint32_t kBundleFormatVersion = 2;
+inline constexpr uint32_t kBundleFormatVersion = 3;
 
 struct PatternRef {
   int32_t symptom;

@@ -365,7 +365,10 @@ class Codegen {
     llvm::Value* instNull = isNullPtr(inst);
     llvm::Value* s = safe(inst);
     switch (f) {
-      case F::Time: return integer(Type::Time, load(i64_, s, layout_.time), instNull);
+      case F::Time: {
+        llvm::Value* unknown = b_.CreateICmpNE(load(i8_, s, layout_.timeUnknown), b_.getInt8(0));
+        return integer(Type::Time, load(i64_, s, layout_.time), any(instNull, unknown));
+      }
       case F::Node: return stringField(s, layout_.node, instNull, true);
       case F::Gpu: return stringField(s, layout_.gpu, instNull, true);
       case F::Source: return stringField(s, layout_.source, instNull, true);

@@ -54,8 +54,8 @@ bool vectorLayoutHolds() {
 }  // namespace
 
 std::string DataLayout::fingerprint() const {
-  return fmt::format("i{}:{},{},{},{},{}:s{},{},{},{},{},{}:o{}/{},{}/{},{}/{},{}/{}:v{},{},{}:c{},{}", instanceSize, symptom,
-                     time, sequence, filtered, value, node.offset, gpu.offset, source.offset, text.offset,
+  return fmt::format("i{}:{},{},{}/{},{},{}:s{},{},{},{},{},{}:o{}/{},{}/{},{}/{},{}/{}:v{},{},{}:c{},{}", instanceSize, symptom,
+                     time, timeUnknown, sequence, filtered, value, node.offset, gpu.offset, source.offset, text.offset,
                      metric.offset, reason.offset, rank.value, rank.engaged, exitCode.value, exitCode.engaged,
                      signal.value, signal.engaged, state.value, state.engaged, captures, captureSize,
                      captureValue, contextSlots, contextSeriesPos);
@@ -83,6 +83,7 @@ bool probeDataLayout(DataLayout* out, std::string* error) {
   l.instanceSize = sizeof(runtime::Instance);
   l.symptom = offsetIn(&inst, &inst.symptom);
   l.time = offsetIn(&inst, &inst.time);
+  l.timeUnknown = offsetIn(&inst, &inst.timeUnknown);
   l.sequence = offsetIn(&inst, &inst.sequence);
   l.filtered = offsetIn(&inst, &inst.filtered);
   l.value = offsetIn(&inst, &inst.value);

@@ -28,6 +28,7 @@ struct DataLayout {
   uint32_t instanceSize = 0;
   uint32_t symptom = 0;   // int32
   uint32_t time = 0;      // int64
+  uint32_t timeUnknown = 0;  // bool: `time` is null
   uint32_t sequence = 0;  // uint64
   uint32_t filtered = 0;  // bool
   uint32_t value = 0;     // double

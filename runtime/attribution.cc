@@ -94,8 +94,9 @@ class Run {
       if (symptom.stream != ir::StreamKind::Scheduler) continue;
       Instance inst;
       inst.symptom = static_cast<int32_t>(s);
-      inst.time = w.end.value_or(w.start.value_or(0));
       inst.timeKnown = w.end.has_value() || w.start.has_value();
+      inst.timeUnknown = !inst.timeKnown;
+      inst.time = w.end.value_or(w.start.value_or(kTimeUnknown));
       inst.source = "scheduler";
       inst.state = w.state;
       inst.exitCode = w.exitCode;
@@ -236,6 +237,7 @@ class Run {
   struct LastSeen {
     int64_t time = 0;
     bool seen = false;
+    bool timed = false;  // `time` is an instance's (the latest whose time is not unknown)
     std::string node;  // ranks: the node of their first instance
     std::string gpu;   // ranks: the GPU of their first instance that names one
   };
@@ -253,7 +255,10 @@ class Run {
     std::map<int64_t, LastSeen> ranks;
     std::map<std::string, LastSeen> nodes;
     auto see = [](LastSeen& l, const Instance& inst) {
-      if (!l.seen || inst.time > l.time) l.time = inst.time;
+      if (!inst.timeUnknown && (!l.seen || !l.timed || inst.time > l.time)) {
+        l.time = inst.time;
+        l.timed = true;
+      }
       if (l.node.empty()) l.node = inst.node;
       if (l.gpu.empty()) l.gpu = inst.gpu;
       l.seen = true;
@@ -267,8 +272,8 @@ class Run {
     int64_t declared = std::min<int64_t>(w.ranks.value_or(0), kMaxDerivedRanks);
     for (int64_t r = 0; r < declared; ++r) ranks.try_emplace(r);
     for (const auto& n : w.nodes) nodes.try_emplace(n);
-    int64_t fallback = w.end.value_or(w.start.value_or(0));
     bool fallbackKnown = w.end.has_value() || w.start.has_value();
+    int64_t fallback = w.end.value_or(w.start.value_or(kTimeUnknown));
 
     std::vector<Instance> made;
     for (int32_t s : derived) {
@@ -303,8 +308,9 @@ class Run {
             int64_t n = rank / *w.ranksPerNode;
             if (n < static_cast<int64_t>(w.nodes.size())) c.node = w.nodes[n];
           }
-          c.time = last.seen ? last.time : fallback;
-          c.timeKnown = last.seen || fallbackKnown;
+          c.time = last.timed ? last.time : fallback;
+          c.timeUnknown = !last.timed && !fallbackKnown;
+          c.timeKnown = (last.seen || fallbackKnown) && !c.timeUnknown;
           c.where.location = fmt::format("rank {}", rank);
           consider(std::move(c));
         }
@@ -312,8 +318,9 @@ class Run {
         for (const auto& [node, last] : nodes) {
           Instance c;
           c.node = node;
-          c.time = last.seen ? last.time : fallback;
-          c.timeKnown = last.seen || fallbackKnown;
+          c.time = last.timed ? last.time : fallback;
+          c.timeUnknown = !last.timed && !fallbackKnown;
+          c.timeKnown = (last.seen || fallbackKnown) && !c.timeUnknown;
           c.where.location = fmt::format("node {}", node);
           consider(std::move(c));
         }
@@ -526,8 +533,39 @@ class Run {
     f.rank = inst.rank;
     f.time = inst.time;
     f.timeKnown = inst.timeKnown;
+    f.timeUnknown = inst.timeUnknown;
     f.evidence.push_back(evidenceOf(inst));
     return f;
+  }
+
+  // Says so when nothing was read, or nothing that any rule reads: lines count per channel in the
+  // connector reports, and a log symptom reads the channels of its sources.
+  void noteWhatWasRead(Verdict& v) const {
+    if (v.stats.linesScanned == 0 && v.stats.metricSamples == 0) {
+      v.nothingRead = "no evidence was read: no log line and no metric sample (see connector_reports)";
+    } else if (v.stats.metricSamples == 0) {
+      ir::ChannelMask read = 0;
+      for (const auto& s : program_.symptoms) {
+        if (s.stream != ir::StreamKind::Log) continue;
+        if (s.sources.empty()) read = static_cast<ir::ChannelMask>((1u << ir::kChannelCount) - 1);
+        for (const auto& w : s.sources) read |= ir::channelsOfSourceWord(w);
+      }
+      uint64_t readable = 0;
+      for (const auto& r : v.reports) {
+        for (int c = 0; c < ir::kChannelCount; ++c) {
+          if (read & ir::maskOf(static_cast<ir::Channel>(c))) readable += r.channelLines[static_cast<size_t>(c)];
+        }
+      }
+      bool linesInReports = false;
+      for (const auto& r : v.reports) {
+        for (uint64_t n : r.channelLines) linesInReports |= n > 0;
+      }
+      if (linesInReports && readable == 0) {
+        v.nothingRead = fmt::format("no rule reads the {} log lines read: their channels are read by no symptom",
+                                    v.stats.linesScanned);
+      }
+    }
+    if (!v.nothingRead.empty()) v.confidenceNotes.push_back(v.nothingRead);
   }
 
   Verdict assemble(int32_t root, const std::vector<size_t>& outcomes) {
@@ -565,7 +603,8 @@ class Run {
       for (size_t i = 0; i < instances_.size(); ++i) {
         const Instance& inst = instances_[i];
         if (static_cast<int32_t>(i) == root || !isCause(inst) || inst.symptom != r.symptom || inst.node != r.node) continue;
-        if (inst.time - r.time > kSameEvent || r.time - inst.time > kSameEvent) continue;
+        if (inst.timeUnknown != r.timeUnknown) continue;
+        if (!r.timeUnknown && (inst.time - r.time > kSameEvent || r.time - inst.time > kSameEvent)) continue;
         sameEvent.insert(i);
         if (v.root->evidence.size() < 5) v.root->evidence.push_back(evidenceOf(inst));
       }
@@ -605,7 +644,7 @@ class Run {
       uint64_t count = 0;
       std::set<std::string> nodes;
       std::set<int64_t> ranks;
-      int64_t first = 0;
+      std::optional<int64_t> first;  // the earliest known time
       std::map<std::string, uint64_t> rules;
     };
     std::map<std::pair<std::string, std::string>, Group> groups;
@@ -619,7 +658,7 @@ class Run {
       std::string explainer = program_.symptoms[by.symptom].name + (by.node.empty() ? "" : "@" + by.node);
       Group& g = groups[{program_.symptoms[inst.symptom].name, explainer}];
       ++g.rules[program_.rules[inst.explainRule].name];
-      if (g.count == 0 || inst.time < g.first) g.first = inst.time;
+      if (!inst.timeUnknown && (!g.first || inst.time < *g.first)) g.first = inst.time;
       ++g.count;
       if (!inst.node.empty()) g.nodes.insert(inst.node);
       if (inst.rank) g.ranks.insert(*inst.rank);
@@ -654,11 +693,15 @@ class Run {
           break;
         }
       }
-      if (v.root && !v.root->timeKnown) {
+      if (v.root && v.root->timeUnknown) {
+        v.confidence *= 0.9;
+        v.confidenceNotes.push_back("the root cause's time is unknown: its lines carry no timestamp");
+      } else if (v.root && !v.root->timeKnown) {
         v.confidence *= 0.9;
         v.confidenceNotes.push_back("the root cause's time was estimated from neighbouring lines");
       }
     }
+    noteWhatWasRead(v);
     for (const auto& name : truncatedRules_) {
       v.confidenceNotes.push_back(fmt::format("rule {} stopped after {} evaluations", name, limits_.maxRuleEvaluations));
     }

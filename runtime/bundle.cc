@@ -1,5 +1,7 @@
 #include "runtime/bundle.h"
 
+#include "ir/log_channels.h"
+
 #include <fmt/format.h>
 #include <hs/hs.h>
 
@@ -37,11 +39,19 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
   ir::Reader r(payload.substr(kHeader));
   auto bundle = std::make_shared<Bundle>();
   std::string_view digest, program;
-  std::string name, programVersion;
+  std::string name, programVersion, markerTable;
   uint64_t databases = 0;
   if (!r.bytes(&digest) || !r.string(&name) || !r.string(&programVersion) || !r.string(&bundle->attribcVersion) ||
-      !r.string(&bundle->hyperscanVersion) || !r.bytes(&program) || !r.count(&databases)) {
+      !r.string(&bundle->hyperscanVersion) || !r.string(&markerTable) || !r.bytes(&program) || !r.count(&databases)) {
     *error = "corrupt bundle: " + r.error();
+    return nullptr;
+  }
+  // The database classifies lines with the compiler's channel markers; another table would
+  // classify them differently from this runtime.
+  if (markerTable != ir::markerTableDigest()) {
+    *error = fmt::format("the bundle was built by attribc {} with other log channel markers than this attrib's; "
+                         "rebuild it with this attribc",
+                         bundle->attribcVersion);
     return nullptr;
   }
   if (digest.size() != 32) {
@@ -53,9 +63,9 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
   bundle->logPatterns = logPatternTable(bundle->program);
   for (uint64_t i = 0; i < databases; ++i) {
     uint8_t stream;
-    uint64_t patterns;
+    uint64_t patterns, markers;
     std::string_view serialized;
-    if (!r.u8(&stream) || !r.varint(&patterns) || !r.bytes(&serialized)) {
+    if (!r.u8(&stream) || !r.varint(&patterns) || !r.varint(&markers) || !r.bytes(&serialized)) {
       *error = "corrupt bundle: " + r.error();
       return nullptr;
     }
@@ -66,6 +76,11 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
     if (patterns != bundle->logPatterns.size()) {
       *error = fmt::format("corrupt bundle: the log database has {} patterns, the rules {}", patterns,
                            bundle->logPatterns.size());
+      return nullptr;
+    }
+    if (markers != ir::markerExpressions().size()) {
+      *error = fmt::format("corrupt bundle: the log database has {} channel markers, this attrib {}", markers,
+                           ir::markerExpressions().size());
       return nullptr;
     }
     hs_database_t* db = nullptr;
@@ -87,8 +102,8 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
     *error = fmt::format("corrupt bundle: {} unexpected bytes at the end", r.remaining());
     return nullptr;
   }
-  if (!bundle->logPatterns.empty() && !bundle->logDatabase) {
-    *error = "corrupt bundle: log patterns without a database";
+  if (!bundle->logDatabase) {
+    *error = "corrupt bundle: no log database";
     return nullptr;
   }
   return bundle;

@@ -12,15 +12,21 @@
 
 namespace attrib::runtime {
 
+inline constexpr int64_t kTimeUnknown = INT64_MAX;
+
 struct Instance {
   int32_t symptom = -1;   // id in the program
-  int64_t time = 0;       // ns since the epoch; estimated from neighbours when the line has none
-  bool timeKnown = false; // the evidence itself carried the time
+  // Nanoseconds since the epoch: the evidence's own time (timeKnown), or estimated from the
+  // lines before it; kTimeUnknown (after every real time, so unknown times sort last) when
+  // nothing gave one, and then predicates read `time` as null.
+  int64_t time = 0;
+  bool timeKnown = false;    // the evidence itself carried the time
+  bool timeUnknown = false;  // no time at all: `time` is kTimeUnknown
   std::optional<int64_t> monotonic;  // kernel time since boot, when the line carried it
   std::string node;
   std::optional<int64_t> rank;
   std::string gpu;
-  std::string source;     // applog, syslog, dmesg, scheduler, metric, ...
+  std::string source;     // a log line's channel (kernel, application, ...), scheduler, metric, derived
   std::string text;       // the log line (or a description for metric/scheduler evidence)
   std::vector<std::pair<std::string, std::string>> captures;  // named groups, pattern order
   // Metric evidence

@@ -199,7 +199,7 @@ Value Interpreter::field(const Instance& inst, ir::Field f, const ir::Program& p
   using F = ir::Field;
   auto str = [](const std::string& s) { return s.empty() ? null() : text(s); };
   switch (f) {
-    case F::Time: return integer(Type::Time, inst.time);
+    case F::Time: return inst.timeUnknown ? null() : integer(Type::Time, inst.time);
     case F::Node: return str(inst.node);
     case F::Rank: return inst.rank ? integer(Type::Int, *inst.rank) : null();
     case F::Gpu: return str(inst.gpu);

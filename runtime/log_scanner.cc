@@ -7,18 +7,23 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include <sys/stat.h>
-#include <cstring>
 
+#include "evidence/archive_reader.h"
+#include "evidence/line_channel.h"
+#include "evidence/log_record.h"
 #include "runtime/interpreter.h"
 
 namespace attrib::runtime {
 namespace {
 
+using evidence::LineChannel;
 using evidence::LinePrefix;
 using evidence::LogChunk;
 using evidence::LogReader;
@@ -34,7 +39,9 @@ struct Hit {
 
 struct MatchState {
   const LogChunk* chunk;
-  std::vector<Hit>* hits;
+  uint32_t markerBase;
+  std::vector<Hit>* hits;     // symptom patterns
+  std::vector<Hit>* markers;  // channel markers, pattern = marker expression index
 };
 
 // Hyperscan reports the end offset of each match; the line is the one holding its last byte.
@@ -44,7 +51,11 @@ int onMatch(unsigned id, unsigned long long, unsigned long long to, unsigned, vo
   uint64_t last = to > 0 ? to - 1 : 0;
   auto it = std::upper_bound(starts.begin(), starts.end(), static_cast<uint32_t>(last));
   uint32_t line = static_cast<uint32_t>(it - starts.begin()) - 1;
-  state->hits->push_back({line, id});
+  if (id < state->markerBase) {
+    state->hits->push_back({line, id});
+  } else {
+    state->markers->push_back({line, id - state->markerBase});
+  }
   return 0;
 }
 
@@ -53,17 +64,80 @@ std::string_view stripCr(std::string_view line) {
   return line;
 }
 
-// Per-file scanning state and the work of turning matched lines into instances.
+// The workload's node that a host named in a line is: the node of that name, or the one whose
+// short name (up to the first '.') is the host's; else the host as written.
+std::string nodeOfHost(std::string_view host, const std::vector<std::string>& nodes) {
+  auto shortName = [](std::string_view s) { return s.substr(0, s.find('.')); };
+  for (const auto& n : nodes) {
+    if (n == host) return n;
+  }
+  for (const auto& n : nodes) {
+    if (shortName(n) == shortName(host)) return n;
+  }
+  return std::string(host);
+}
+
+// The lines of one chunk with their prefixes parsed on demand (records, times, identities).
+class ChunkLines final : public evidence::RecordLines {
+ public:
+  ChunkLines(const LogChunk& chunk, const PrefixOptions& options) : chunk_(chunk), options_(options) {
+    slot_.assign(chunk.lineCount(), -1);
+  }
+  size_t size() const override { return chunk_.lineCount(); }
+  std::string_view line(size_t i) override { return stripCr(chunk_.line(i)); }
+  const LinePrefix& prefix(size_t i) override {
+    if (slot_[i] < 0) {
+      slot_[i] = static_cast<int32_t>(parsed_.size());
+      parsed_.push_back(parseLinePrefix(line(i), options_));
+    }
+    return parsed_[static_cast<size_t>(slot_[i])];
+  }
+  // The prefixes parsed so far (what the chunk's lines said about who printed them).
+  const std::deque<LinePrefix>& parsed() const { return parsed_; }
+
+ private:
+  const LogChunk& chunk_;
+  const PrefixOptions& options_;
+  std::vector<int32_t> slot_;
+  std::deque<LinePrefix> parsed_;  // stable addresses
+};
+
+// What a file's lines say about who printed them, learned from every prefix parsed: the host
+// of each srun task and rank, and the hosts seen.
+struct FileIdentities {
+  std::map<int32_t, std::string> hostOfTask, hostOfRank;
+  std::set<std::string> hosts;
+
+  void learn(const LinePrefix& p) {
+    if (p.host.empty()) return;
+    std::string host(p.host);
+    if (p.task) hostOfTask.emplace(*p.task, host);
+    if (p.rank) hostOfRank.emplace(*p.rank, host);
+    if (hosts.size() < 2) hosts.insert(host);  // only "one or several" matters
+  }
+};
+
+// An instance under construction, with the parts of its line's prefix that decide its
+// identity once the whole file has been read.
+struct Pending {
+  Instance inst;
+  std::optional<int32_t> task;
+  bool nodeFixed = false;  // a capture or the line itself named the node
+};
+
+// Per-file scanning state and the work of turning matched records into instances.
 class FileScan {
  public:
-  FileScan(const Bundle& bundle, const RegexTable& regexes, const Workload& workload, const LogFile& file,
-           const LogScanOptions& options, hs_scratch_t* scratch, const std::vector<const LogLine*>* lines = nullptr)
-      : bundle_(bundle), regexes_(regexes), workload_(workload), file_(file), options_(options), scratch_(scratch),
-        lines_(lines) {
+  FileScan(const Bundle& bundle, const RegexTable& regexes, const std::vector<ir::ChannelMask>& reads,
+           const Workload& workload, const LogFile& file, const LogScanOptions& options, hs_scratch_t* scratch,
+           const std::vector<const LogLine*>* lines = nullptr)
+      : bundle_(bundle), regexes_(regexes), reads_(reads), workload_(workload), file_(file), options_(options),
+        scratch_(scratch), lines_(lines) {
     // Syslog dates have no year: the workload's start supplies it, or failing that the file's
-    // modification time (when the job stopped writing it).
+    // modification time (when the job stopped writing it), or for bytes that have none (standard
+    // input, a paste) the present: a log is read within a year of being written.
     prefix_.referenceTime = workload.start;
-    if (!prefix_.referenceTime && file.bytes) {
+    if (!prefix_.referenceTime && (file.bytes || !file.entry.empty())) {
       prefix_.referenceTime = file.modified;
     } else if (!prefix_.referenceTime && !file.path.empty()) {
       struct stat st;
@@ -71,15 +145,19 @@ class FileScan {
         prefix_.referenceTime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
       }
     }
-    prefix_.srunLabels = file.source == "applog";
-    lastTime_ = workload.start.value_or(0);
-    // Which symptoms may read this file's source.
-    const auto& symptoms = bundle.program.symptoms;
-    readsSource_.resize(symptoms.size());
-    for (size_t s = 0; s < symptoms.size(); ++s) {
-      const auto& srcs = symptoms[s].sources;
-      readsSource_[s] = srcs.empty() || std::find(srcs.begin(), srcs.end(), file.source) != srcs.end();
+    if (!prefix_.referenceTime) {
+      prefix_.referenceTime = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
     }
+    hint_ = evidence::channelHint(!file.source.empty() ? file.source
+                                  : !file.name.empty()  ? file.name
+                                  : !file.entry.empty() ? file.entry
+                                                        : file.path);
+    // srun --label prefixes only application output; a kernel or syslog file never starts a
+    // line with "N: ".
+    prefix_.srunLabels = hint_ == ir::Channel::Application || hint_ == ir::Channel::Scheduler;
+    lastTime_ = workload.start;
   }
 
   // Scans in-memory lines (the `lines` given at construction) as one chunk.
@@ -99,52 +177,30 @@ class FileScan {
     report.observations = lines_->size();
     report.bytes = data.size();
     *lines = lines_->size();
-    if (bundle_.logDatabase && !data.empty()) {
-      std::vector<Hit> hits;
-      MatchState state{&chunk, &hits};
-      hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()), 0,
-                              scratch_, onMatch, &state);
-      if (rc != HS_SUCCESS) {
-        report.status = ConnectorReport::Status::Error;
-        report.reason = fmt::format("Hyperscan scan failed (error {})", rc);
-        return report;
-      }
-      std::sort(hits.begin(), hits.end());
-      hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
-      extract(chunk, hits, out);
-    }
+    if (!data.empty() && !scanChunk(chunk, &report)) return report;
+    finish(out);
+    report.channelLines = channelLines_;
     if (lines_->empty()) report.status = ConnectorReport::Status::Empty;
     return report;
   }
 
-  ConnectorReport run(std::vector<Instance>& out, uint64_t* lines) {
+  // Scans the file, or the archive entry `archive` is positioned at.
+  ConnectorReport run(std::vector<Instance>& out, uint64_t* lines, evidence::ArchiveReader* archive = nullptr) {
     auto started = std::chrono::steady_clock::now();
     ConnectorReport report;
     report.connector = "files";
     report.source = !file_.name.empty() ? file_.name : file_.node.empty() ? file_.source : file_.node + "/" + file_.source;
-    auto reader = file_.bytes ? LogReader::openMemory(file_.bytes, file_.path, file_.readError, options_.reader)
-                              : LogReader::open(file_.path, options_.reader);
+    auto reader = archive      ? LogReader::openArchiveEntry(*archive, file_.entry, options_.reader)
+                  : file_.bytes ? LogReader::openMemory(file_.bytes, file_.path, file_.readError, options_.reader)
+                                : LogReader::open(file_.path, options_.reader);
     LogChunk chunk;
-    std::vector<Hit> hits;
     uint64_t lineCount = 0;
     while (reader->next(chunk)) {
       lineCount += chunk.lineCount();
-      if (bundle_.logDatabase) {
-        hits.clear();
-        MatchState state{&chunk, &hits};
-        hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()),
-                                0, scratch_, onMatch, &state);
-        if (rc != HS_SUCCESS) {
-          report.status = ConnectorReport::Status::Partial;
-          report.reason = fmt::format("Hyperscan scan failed (error {}) at byte {}", rc, chunk.offset);
-          break;
-        }
-        std::sort(hits.begin(), hits.end());
-        hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
-        extract(chunk, hits, out);
-      }
-      rememberLastTime(chunk);
+      if (!scanChunk(chunk, &report)) break;
     }
+    finish(out);
+    report.channelLines = channelLines_;
     report.observations = lineCount;
     report.bytes = reader->bytesRead();
     *lines = lineCount;
@@ -165,10 +221,8 @@ class FileScan {
     // Binary data is scanned like text, but the report says it was there.
     if (reader->sawBinary()) notes.push_back("binary data (NUL bytes)");
     // Continuation lines (tracebacks) without a time of their own are normal; a file in which
-    // no line checked had one is not, and every time taken from it is an estimate.
-    if (timesChecked_ > 0 && timesFound_ == 0) {
-      notes.push_back("no line had a recognisable timestamp; times were estimated");
-    }
+    // no line checked had one is not.
+    if (timesChecked_ > 0 && timesFound_ == 0) notes.push_back("no line had a recognisable timestamp; times are unknown");
     report.reason.clear();
     for (const auto& n : notes) report.reason += (report.reason.empty() ? "" : "; ") + n;
     report.elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
@@ -176,29 +230,94 @@ class FileScan {
   }
 
  private:
-  // The time of line `i` of the chunk, or of the nearest earlier line that has one.
-  std::pair<int64_t, bool> timeOf(const LogChunk& chunk, size_t i, const LinePrefix& prefix) {
-    ++timesChecked_;
-    if (prefix.time) {
-      ++timesFound_;
-      return {*prefix.time, true};
+  // One chunk: scan, count channels, turn the matched records into instances. False when
+  // Hyperscan failed (the report says so).
+  bool scanChunk(const LogChunk& chunk, ConnectorReport* report) {
+    hits_.clear();
+    markers_.clear();
+    MatchState state{&chunk, static_cast<uint32_t>(bundle_.logPatterns.size()), &hits_, &markers_};
+    hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()), 0,
+                            scratch_, onMatch, &state);
+    if (rc != HS_SUCCESS) {
+      report->status = lines_ ? ConnectorReport::Status::Error : ConnectorReport::Status::Partial;
+      report->reason = fmt::format("Hyperscan scan failed (error {}) at byte {}", rc, chunk.offset);
+      return false;
     }
-    if (prefix.monotonic && anchor_) {
-      ++timesFound_;
-      return {*anchor_ + *prefix.monotonic, true};
-    }
-    constexpr size_t kLookBack = 256;
-    for (size_t k = i; k-- > 0 && i - k <= kLookBack;) {
-      LinePrefix p = parseLinePrefix(stripCr(chunk.line(k)), prefix_);
-      if (p.time) return {*p.time, false};
-      if (p.monotonic && anchor_) return {*anchor_ + *p.monotonic, false};
-    }
-    return {lastTime_, false};
+    std::sort(hits_.begin(), hits_.end());
+    hits_.erase(std::unique(hits_.begin(), hits_.end()), hits_.end());
+    ChunkLines lines(chunk, prefix_);
+    classifyLines(chunk, lines);
+    extract(chunk, lines);
+    rememberLastTime(lines);
+    for (const LinePrefix& p : lines.parsed()) identities_.learn(p);
+    return true;
   }
 
-  void rememberLastTime(const LogChunk& chunk) {
-    for (size_t k = chunk.lineCount(), seen = 0; k-- > 0 && seen < 64; ++seen) {
-      LinePrefix p = parseLinePrefix(stripCr(chunk.line(k)), prefix_);
+  // Counts the chunk's lines per channel and remembers the channel of every marked line. A
+  // line with an exact marker takes its channel; one with only a literal marker is confirmed
+  // on its parsed prefix; every other line is unclaimed and counts under the file's hint.
+  void classifyLines(const LogChunk& chunk, ChunkLines& lines) {
+    lineChannel_.clear();
+    const auto& expressions = ir::markerExpressions();
+    uint64_t claimed = 0;
+    for (size_t k = 0; k < markers_.size();) {
+      const uint32_t line = markers_[k].line;
+      int exact = -1;
+      for (; k < markers_.size() && markers_[k].line == line; ++k) {
+        const uint32_t e = markers_[k].pattern;
+        if (expressions[e].exact && (exact < 0 || e < static_cast<uint32_t>(exact))) exact = static_cast<int>(e);
+      }
+      LineChannel c = exact >= 0 ? LineChannel{expressions[static_cast<size_t>(exact)].channel, true}
+                                 : evidence::classifyLine(lines.prefix(line), lines.line(line), hint_);
+      if (!c.claimed) continue;
+      lineChannel_.emplace(line, c);
+      ++channelLines_[static_cast<size_t>(c.channel)];
+      ++claimed;
+    }
+    channelLines_[static_cast<size_t>(hint_)] += chunk.lineCount() - claimed;
+  }
+
+  LineChannel channelOf(uint32_t line) const {
+    auto it = lineChannel_.find(line);
+    return it != lineChannel_.end() ? it->second : LineChannel{hint_, false};
+  }
+
+  // The time of a record: its first line that carries one (a wall clock, or a kernel time
+  // anchored to it); else the nearest earlier line's (estimated); else the last time seen in
+  // the file before this chunk (estimated); else unknown.
+  void timeOf(ChunkLines& lines, const std::vector<uint32_t>& record, Instance* inst) {
+    ++timesChecked_;
+    for (uint32_t k : record) {
+      const LinePrefix& p = lines.prefix(k);
+      if (p.time && p.monotonic && !anchor_) anchor_ = *p.time - *p.monotonic;
+      if (p.time || (p.monotonic && anchor_)) {
+        ++timesFound_;
+        inst->time = p.time ? *p.time : *anchor_ + *p.monotonic;
+        inst->timeKnown = true;
+        inst->monotonic = p.monotonic;
+        return;
+      }
+      if (p.monotonic && !inst->monotonic) inst->monotonic = p.monotonic;
+    }
+    constexpr size_t kLookBack = 256;
+    for (size_t k = record.front(); k-- > 0 && record.front() - k <= kLookBack;) {
+      const LinePrefix& p = lines.prefix(k);
+      if (p.time || (p.monotonic && anchor_)) {
+        inst->time = p.time ? *p.time : *anchor_ + *p.monotonic;
+        return;
+      }
+    }
+    if (lastTime_) {
+      inst->time = *lastTime_;
+      return;
+    }
+    inst->time = kTimeUnknown;
+    inst->timeUnknown = true;
+  }
+
+  void rememberLastTime(ChunkLines& lines) {
+    for (size_t k = lines.size(), seen = 0; k-- > 0 && seen < 64; ++seen) {
+      const LinePrefix& p = lines.prefix(k);
       ++timesChecked_;
       if (p.time) {
         ++timesFound_;
@@ -208,53 +327,93 @@ class FileScan {
     }
   }
 
-  void extract(const LogChunk& chunk, const std::vector<Hit>& hits, std::vector<Instance>& out) {
+  // The record's messages (prefixes stripped) joined by '\n', as patterns see them, and its raw
+  // lines joined by '\n' (cut at maxTextBytes), as the evidence shows them.
+  void recordText(ChunkLines& lines, const std::vector<uint32_t>& record, std::string* messages, std::string* raw) {
+    messages->clear();
+    raw->clear();
+    for (uint32_t k : record) {
+      std::string_view line = lines.line(k);
+      if (!messages->empty() || k != record.front()) *messages += '\n';
+      *messages += line.substr(std::min(lines.prefix(k).length, line.size()));
+      if (raw->size() <= options_.maxTextBytes) {
+        if (k != record.front()) *raw += '\n';
+        *raw += line;
+      }
+    }
+    if (raw->size() > options_.maxTextBytes) {
+      raw->resize(options_.maxTextBytes);
+      *raw += "...";
+    }
+  }
+
+  void extract(const LogChunk& chunk, ChunkLines& lines) {
     const ir::Program& program = bundle_.program;
-    size_t h = 0;
-    while (h < hits.size()) {
-      uint32_t lineIndex = hits[h].line;
-      std::string_view line = stripCr(chunk.line(lineIndex));
-      LinePrefix prefix = parseLinePrefix(line, prefix_);
-      const LogLine* given = lines_ ? (*lines_)[lineIndex] : nullptr;
-      if (given && given->time) prefix.time = given->time;
-      if (prefix.time && prefix.monotonic && !anchor_) anchor_ = *prefix.time - *prefix.monotonic;
-      bool timed = false;
-      int64_t time = 0;
-      bool haveTime = false;
-      int32_t lastSymptom = -1;
-      for (; h < hits.size() && hits[h].line == lineIndex; ++h) {
-        const PatternRef& ref = bundle_.logPatterns[hits[h].pattern];
-        if (ref.symptom == lastSymptom || !readsSource_[ref.symptom]) continue;  // one instance per symptom and line
-        Instance inst;
-        // PCRE2 confirms the match on this line alone (a pattern such as [^x]* could have
-        // matched across lines in the chunk) and extracts the named captures.
-        if (!regexes_.pattern(ref.symptom, ref.pattern).match(line, &inst.captures)) continue;
-        lastSymptom = ref.symptom;
+    // The records already made in this chunk, by the lines they hold, so that several matched
+    // lines of one record give one instance per symptom.
+    std::map<uint32_t, size_t> recordOfLine;
+    std::vector<std::vector<uint32_t>> records;
+    std::vector<std::set<int32_t>> symptomsOfRecord;
+    std::string messages, raw;
+    for (size_t h = 0; h < hits_.size();) {
+      const uint32_t lineIndex = hits_[h].line;
+      size_t r;
+      if (auto it = recordOfLine.find(lineIndex); it != recordOfLine.end()) {
+        r = it->second;
+      } else {
+        r = records.size();
+        records.push_back(evidence::recordAt(lines, lineIndex));
+        symptomsOfRecord.emplace_back();
+        for (uint32_t k : records.back()) recordOfLine.emplace(k, r);
+      }
+      const std::vector<uint32_t>& record = records[r];
+      const uint32_t head = record.front();
+      const LineChannel channel = channelOf(head);
+      const ir::ChannelMask readers = evidence::readersOf(channel);
+      bool haveText = false, haveTime = false;
+      Instance timed;
+      for (; h < hits_.size() && hits_[h].line == lineIndex; ++h) {
+        const PatternRef& ref = bundle_.logPatterns[hits_[h].pattern];
+        if ((reads_[static_cast<size_t>(ref.symptom)] & readers) == 0) continue;
+        if (symptomsOfRecord[r].count(ref.symptom)) continue;  // one instance per symptom and record
+        if (!haveText) {
+          recordText(lines, record, &messages, &raw);
+          haveText = true;
+        }
+        Pending pending;
+        Instance& inst = pending.inst;
+        // PCRE2 confirms the pattern on the record's messages and extracts the named captures.
+        if (!regexes_.pattern(ref.symptom, ref.pattern).match(messages, &inst.captures)) continue;
+        symptomsOfRecord[r].insert(ref.symptom);
         if (!haveTime) {
-          std::tie(time, timed) = timeOf(chunk, lineIndex, prefix);
+          timeOf(lines, record, &timed);
           haveTime = true;
         }
+        const LinePrefix& p = lines.prefix(head);
+        const LogLine* given = lines_ ? (*lines_)[head] : nullptr;
         inst.symptom = ref.symptom;
-        inst.time = time;
-        inst.timeKnown = timed;
-        inst.monotonic = prefix.monotonic;
-        inst.node = file_.node;
-        inst.rank = prefix.rank ? std::optional<int64_t>(*prefix.rank) : file_.rank;
-        if (given && given->rank) inst.rank = given->rank;
-        if (given) inst.gpu = given->gpu;
-        inst.source = file_.source;
-        inst.text = std::string(line.substr(0, options_.maxTextBytes));
-        if (line.size() > options_.maxTextBytes) inst.text += "...";
-        applyCaptureFields(inst);
+        inst.time = timed.time;
+        inst.timeKnown = timed.timeKnown;
+        inst.timeUnknown = timed.timeUnknown;
+        inst.monotonic = timed.monotonic;
+        if (given && given->time) {
+          inst.time = *given->time;
+          inst.timeKnown = true;
+          inst.timeUnknown = false;
+        }
+        inst.source = ir::channelName(channel.channel);
+        inst.text = raw;
+        identify(p, given, &pending);
+        applyCaptureFields(&pending);
         if (given) {
           inst.where = given->where;
         } else {
           inst.where.connector = "files";
           inst.where.location = file_.path;
-          inst.where.offset = chunk.offset + chunk.lineStarts[lineIndex];
-          inst.where.line = chunk.firstLine + lineIndex + 1;
+          inst.where.offset = chunk.offset + chunk.lineStarts[head];
+          inst.where.line = chunk.firstLine + head + 1;
         }
-        const ir::Symptom& symptom = program.symptoms[ref.symptom];
+        const ir::Symptom& symptom = program.symptoms[static_cast<size_t>(ref.symptom)];
         if (symptom.hasWhen) {
           EvalContext ctx;
           ctx.program = &program;
@@ -263,15 +422,42 @@ class FileScan {
           ctx.slots[0] = &inst;
           if (!interpreter_.test(symptom.when, ctx)) continue;
         }
-        out.push_back(std::move(inst));
+        pending_.push_back(std::move(pending));
       }
-      if (timed) lastTime_ = time;
+    }
+  }
+
+  // Node, rank and GPU from the line's prefix, the delivered line and the file; the rest is
+  // settled in finish(), once the whole file has told who printed what.
+  void identify(const LinePrefix& p, const LogLine* given, Pending* pending) {
+    Instance& inst = pending->inst;
+    if (!p.host.empty()) {
+      inst.node = nodeOfHost(p.host, workload_.nodes);
+      pending->nodeFixed = true;
+    } else if (!file_.node.empty()) {
+      inst.node = file_.node;
+      pending->nodeFixed = true;
+    }
+    if (p.rank) inst.rank = *p.rank;
+    else if (file_.rank) inst.rank = file_.rank;
+    pending->task = p.task;
+    if (given) {
+      if (!given->node.empty()) {
+        inst.node = given->node;
+        pending->nodeFixed = true;
+      }
+      if (given->rank) inst.rank = given->rank;
+      inst.gpu = given->gpu;
     }
   }
 
   // Named captures called node, rank or gpu set those fields (docs/language.md).
-  static void applyCaptureFields(Instance& inst) {
-    if (const std::string* node = inst.capture("node")) inst.node = *node;
+  static void applyCaptureFields(Pending* pending) {
+    Instance& inst = pending->inst;
+    if (const std::string* node = inst.capture("node")) {
+      inst.node = *node;
+      pending->nodeFixed = true;
+    }
     if (const std::string* gpu = inst.capture("gpu")) inst.gpu = *gpu;
     if (const std::string* rank = inst.capture("rank")) {
       int64_t r;
@@ -280,59 +466,66 @@ class FileScan {
     }
   }
 
+  // The file has been read: instances whose line did not name their node take it from what the
+  // file's other lines said about the same task or rank, the file's only host, or the
+  // workload's layout; srun tasks become ranks only where the layout says tasks are ranks.
+  void finish(std::vector<Instance>& out) {
+    const auto& w = workload_;
+    const bool tasksAreRanks = w.tasksPerNode && w.ranksPerNode && *w.tasksPerNode == *w.ranksPerNode;
+    for (Pending& pending : pending_) {
+      Instance& inst = pending.inst;
+      if (!pending.nodeFixed) {
+        std::string host;
+        if (pending.task) {
+          if (auto it = identities_.hostOfTask.find(*pending.task); it != identities_.hostOfTask.end()) host = it->second;
+        }
+        if (host.empty() && inst.rank) {
+          if (auto it = identities_.hostOfRank.find(static_cast<int32_t>(*inst.rank)); it != identities_.hostOfRank.end()) {
+            host = it->second;
+          }
+        }
+        if (host.empty() && identities_.hosts.size() == 1) host = *identities_.hosts.begin();
+        if (!host.empty()) {
+          inst.node = nodeOfHost(host, w.nodes);
+        } else if (pending.task && w.tasksPerNode && *w.tasksPerNode > 0) {
+          const int64_t index = *pending.task / *w.tasksPerNode;
+          if (index >= 0 && static_cast<size_t>(index) < w.nodes.size()) inst.node = w.nodes[static_cast<size_t>(index)];
+        }
+      }
+      if (!inst.rank && pending.task && tasksAreRanks) inst.rank = *pending.task;
+      out.push_back(std::move(inst));
+    }
+    pending_.clear();
+  }
+
   const Bundle& bundle_;
   const RegexTable& regexes_;
+  const std::vector<ir::ChannelMask>& reads_;
   const Workload& workload_;
   const LogFile& file_;
   const LogScanOptions& options_;
   hs_scratch_t* scratch_;
   const std::vector<const LogLine*>* lines_;  // in-memory lines, or null for a file
   PrefixOptions prefix_;
-  std::vector<bool> readsSource_;
-  int64_t lastTime_ = 0;
-  uint64_t timesChecked_ = 0, timesFound_ = 0;  // lines whose prefix was parsed, and those with a time
+  ir::Channel hint_ = ir::Channel::Application;
+  std::vector<Hit> hits_, markers_;
+  std::map<uint32_t, LineChannel> lineChannel_;  // the claimed lines of the current chunk
+  std::array<uint64_t, ir::kChannelCount> channelLines_{};
+  std::optional<int64_t> lastTime_;
+  uint64_t timesChecked_ = 0, timesFound_ = 0;  // records and lines whose time was looked for, and found
   std::optional<int64_t> anchor_;  // boot time: wall clock minus kernel monotonic time
+  FileIdentities identities_;
+  std::vector<Pending> pending_;
   Interpreter interpreter_;
 };
 
-}  // namespace
-
-LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload& workload,
-                               const LogScanOptions& options) const {
-  LogScanResult result;
-  result.reports.resize(files.size());
-  std::vector<std::vector<Instance>> perFile(files.size());
-  std::vector<uint64_t> lines(files.size(), 0);
-
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, std::max<size_t>(1, files.size()));
-  std::atomic<size_t> next{0};
-  std::string scratchError;
-  auto worker = [&] {
-    hs_scratch_t* scratch = nullptr;
-    if (bundle_.logDatabase && hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) scratch = nullptr;
-    std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
-    for (size_t i = next++; i < files.size(); i = next++) {
-      if (bundle_.logDatabase && !scratch) {
-        result.reports[i] = {"files", files[i].source, ConnectorReport::Status::Error, 0, 0,
-                             "cannot allocate Hyperscan scratch space", 0};
-        continue;
-      }
-      FileScan scan(bundle_, regexes_, workload, files[i], options, scratch);
-      result.reports[i] = scan.run(perFile[i], &lines[i]);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-
-  // A kernel line read through syslog carries both clocks ("Nov 29 10:42:00 host kernel:
-  // [10523.000001] ..."), which gives the node's boot time; dmesg lines of the same node that
-  // carry only the monotonic clock then get their wall-clock time from it.
+// A kernel line read through syslog carries both clocks ("Nov 29 10:42:00 host kernel:
+// [10523.000001] ..."), which gives the node's boot time; kernel lines of the same node that
+// carry only the monotonic clock (dmesg) then get their wall-clock time from it.
+void anchorKernelTimes(std::vector<std::vector<Instance>>& perFile) {
   std::map<std::string, int64_t> bootTime;
-  for (size_t i = 0; i < files.size(); ++i) {
-    for (const auto& inst : perFile[i]) {
+  for (const auto& found : perFile) {
+    for (const auto& inst : found) {
       if (inst.timeKnown && inst.monotonic && !bootTime.count(inst.node)) bootTime[inst.node] = inst.time - *inst.monotonic;
     }
   }
@@ -342,9 +535,99 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
       if (!inst.timeKnown && inst.monotonic && boot != bootTime.end()) {
         inst.time = boot->second + *inst.monotonic;
         inst.timeKnown = true;
+        inst.timeUnknown = false;
       }
     }
   }
+}
+
+}  // namespace
+
+void LogScanner::scanArchive(const std::vector<LogFile>& files, const std::vector<size_t>& unit, const Workload& workload,
+                             const LogScanOptions& options, hs_scratch_t* scratch, std::vector<ConnectorReport>& reports,
+                             std::vector<std::vector<Instance>>& perFile, std::vector<uint64_t>& lines) const {
+  const LogFile& first = files[unit.front()];
+  std::string error;
+  auto archive = first.bytes ? evidence::ArchiveReader::openMemory(first.bytes, first.path, &error)
+                             : evidence::ArchiveReader::open(first.path, &error);
+  std::map<std::string, std::vector<size_t>> wanted;  // entry name -> files, in order (a name may repeat)
+  for (size_t i : unit) wanted[files[i].entry].push_back(i);
+  std::set<size_t> done;
+  evidence::ArchiveReader::Entry entry;
+  while (archive && archive->next(&entry)) {
+    auto it = wanted.find(entry.name);
+    if (it == wanted.end() || it->second.empty()) continue;
+    const size_t i = it->second.front();
+    it->second.erase(it->second.begin());
+    FileScan scan(bundle_, regexes_, reads_, workload, files[i], options, scratch);
+    reports[i] = scan.run(perFile[i], &lines[i], archive.get());
+    done.insert(i);
+  }
+  if (archive && !archive->error().empty()) error = archive->error();
+  for (size_t i : unit) {
+    if (done.count(i)) continue;
+    reports[i] = {"files", files[i].name, ConnectorReport::Status::Error, 0, 0,
+                  error.empty() ? "the archive ended before this entry" : error, 0, {}};
+  }
+}
+
+LogScanner::LogScanner(const Bundle& bundle, const RegexTable& regexes) : bundle_(bundle), regexes_(regexes) {
+  for (const auto& s : bundle.program.symptoms) {
+    ir::ChannelMask mask = 0;
+    for (const auto& word : s.sources) mask |= ir::channelsOfSourceWord(word);
+    reads_.push_back(s.sources.empty() ? static_cast<ir::ChannelMask>((1u << ir::kChannelCount) - 1) : mask);
+  }
+}
+
+LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload& workload,
+                               const LogScanOptions& options) const {
+  LogScanResult result;
+  result.reports.resize(files.size());
+  std::vector<std::vector<Instance>> perFile(files.size());
+  std::vector<uint64_t> lines(files.size(), 0);
+
+  // Work units: a file, or every entry of one archive (read in archive order, once).
+  std::vector<std::vector<size_t>> units;
+  std::map<std::pair<std::string, const std::string*>, size_t> unitOfArchive;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].entry.empty()) {
+      units.push_back({i});
+      continue;
+    }
+    auto [it, inserted] = unitOfArchive.emplace(std::make_pair(files[i].path, files[i].bytes.get()), units.size());
+    if (inserted) units.emplace_back();
+    units[it->second].push_back(i);
+  }
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, std::max<size_t>(1, units.size()));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    hs_scratch_t* scratch = nullptr;
+    if (hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) scratch = nullptr;
+    std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
+    for (size_t u = next++; u < units.size(); u = next++) {
+      if (!scratch) {
+        for (size_t i : units[u]) {
+          result.reports[i] = {"files", files[i].source, ConnectorReport::Status::Error, 0, 0,
+                               "cannot allocate Hyperscan scratch space", 0, {}};
+        }
+        continue;
+      }
+      if (files[units[u].front()].entry.empty()) {
+        const size_t i = units[u].front();
+        FileScan scan(bundle_, regexes_, reads_, workload, files[i], options, scratch);
+        result.reports[i] = scan.run(perFile[i], &lines[i]);
+      } else {
+        scanArchive(files, units[u], workload, options, scratch, result.reports, perFile, lines);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  anchorKernelTimes(perFile);
   for (size_t i = 0; i < files.size(); ++i) {
     result.lines += lines[i];
     result.bytes += result.reports[i].bytes;
@@ -365,7 +648,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   for (const auto& line : lines) {
     auto [it, inserted] = groupOf.emplace(std::make_pair(line.node, line.source), groups.size());
     if (inserted) {
-      evidence::LogFile group;
+      LogFile group;
       group.node = line.node;
       group.source = line.source;
       groups.push_back(std::move(group));
@@ -375,20 +658,23 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   }
   LogScanResult result;
   hs_scratch_t* scratch = nullptr;
-  if (bundle_.logDatabase && hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) {
+  if (hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) {
     result.reports.push_back({"memory", "logs", ConnectorReport::Status::Error, 0, 0,
-                              "cannot allocate Hyperscan scratch space", 0});
+                              "cannot allocate Hyperscan scratch space", 0, {}});
     return result;
   }
   std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
+  std::vector<std::vector<Instance>> perGroup(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) {
-    std::vector<Instance> found;
     uint64_t count = 0;
-    FileScan scan(bundle_, regexes_, workload, groups[g], options, scratch, &members[g]);
-    result.reports.push_back(scan.runLines(found, &count));
+    FileScan scan(bundle_, regexes_, reads_, workload, groups[g], options, scratch, &members[g]);
+    result.reports.push_back(scan.runLines(perGroup[g], &count));
     result.lines += count;
     result.bytes += result.reports.back().bytes;
-    for (auto& inst : found) {
+  }
+  anchorKernelTimes(perGroup);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (auto& inst : perGroup[g]) {
       inst.sequence = (static_cast<uint64_t>(g) << 40) | (inst.where.line & ((1ULL << 40) - 1));
       result.instances.push_back(std::move(inst));
     }

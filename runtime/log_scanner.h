@@ -1,9 +1,28 @@
-// Extraction from log files: every log pattern of a bundle runs over every file in one
-// Hyperscan database, chunk by chunk (thousands of lines per hs_scan call, never one call per
-// line). Only the lines Hyperscan matched are looked at again: PCRE2 confirms the match on the
-// line alone and extracts named captures, the line prefix is parsed for time and rank, and the
-// symptom's `when` clause decides. Files are scanned in parallel; the result is the same
-// whatever the thread count, because instances are ordered by (file, line) afterwards.
+// Extraction from log files: every log pattern of a bundle and the channel markers run over
+// every file in one Hyperscan database, chunk by chunk (thousands of lines per hs_scan call,
+// never one call per line). Only the lines Hyperscan matched are looked at again:
+//   1. the line's channel (ir/log_channels.h): its marker, else its file's hint;
+//   2. the record that holds it (evidence/log_record.h): the line and its continuation lines;
+//   3. for each symptom that reads the record's channel, PCRE2 confirms the pattern on the
+//      record's messages (prefixes stripped, lines joined by '\n': `^` is a message's start) and
+//      extracts the named captures, the symptom's `when` clause decides, and one instance is
+//      made per symptom and record, at the record's first line;
+//   4. the instance's time, node and rank come from the record's prefixes, the file, and what
+//      the file's other lines say about who printed what (see "Identity" below).
+// Files are scanned in parallel; the result is the same whatever the thread count, because
+// instances are ordered by (file, line) afterwards.
+//
+// Identity. An instance's node is, by precedence: a `node` capture; the host its line names
+// (syslog/journal host, NCCL's host:pid:tid, UCX, Ray's ip), as the workload's node of that name
+// or short name; the file's node (its layout); the host the file's other lines name for the same
+// srun task or rank; the file's only host; the node the workload's layout gives an srun task
+// (nodes[task / tasks_per_node]); else none. Its rank: a `rank` capture; "[rankN]"; the file's
+// rank; an srun task when the layout says tasks are ranks (tasks_per_node == ranks_per_node);
+// else none.
+//
+// Time. The record's own time (a line's timestamp, or a kernel time anchored to the wall clock
+// by a line of the node that carries both); else the time of the nearest earlier line
+// (estimated); else unknown (kTimeUnknown, read as null by predicates) — never the epoch.
 #pragma once
 
 #include <memory>
@@ -11,12 +30,14 @@
 #include <string>
 #include <vector>
 
-#include "runtime/bundle.h"
-#include "runtime/instance.h"
-#include "evidence/log_reader.h"
-#include "runtime/regex_table.h"
-#include "runtime/evidence_types.h"
 #include "evidence/line_prefix.h"
+#include "evidence/log_reader.h"
+#include "runtime/bundle.h"
+#include "runtime/evidence_types.h"
+#include "runtime/instance.h"
+#include "runtime/regex_table.h"
+
+struct hs_scratch;
 
 namespace attrib::runtime {
 
@@ -35,18 +56,24 @@ struct LogScanResult {
 
 class LogScanner {
  public:
-  LogScanner(const Bundle& bundle, const RegexTable& regexes) : bundle_(bundle), regexes_(regexes) {}
+  LogScanner(const Bundle& bundle, const RegexTable& regexes);
 
   // Scans `files` for `workload` (whose start anchors syslog years).
   LogScanResult scan(const std::vector<LogFile>& files, const Workload& workload, const LogScanOptions& options) const;
   // Scans lines held in memory, grouped by (node, source) in order of first appearance and
-  // otherwise exactly like files (the same database, confirmation and clauses).
+  // otherwise exactly like files (the same database, channels, records, confirmation and clauses).
   LogScanResult scanLines(const std::vector<LogLine>& lines, const Workload& workload,
                           const LogScanOptions& options) const;
 
  private:
+  // The entries `unit` (indices into `files`) of one archive, in archive order.
+  void scanArchive(const std::vector<LogFile>& files, const std::vector<size_t>& unit, const Workload& workload,
+                   const LogScanOptions& options, hs_scratch* scratch, std::vector<ConnectorReport>& reports,
+                   std::vector<std::vector<Instance>>& perFile, std::vector<uint64_t>& lines) const;
+
   const Bundle& bundle_;
   const RegexTable& regexes_;
+  std::vector<ir::ChannelMask> reads_;  // per symptom: the channels it reads
 };
 
 }  // namespace attrib::runtime

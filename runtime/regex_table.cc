@@ -9,8 +9,8 @@
 
 namespace attrib::runtime {
 
-std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* error) {
-  uint32_t options = 0;
+std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* error, bool lines) {
+  uint32_t options = lines ? PCRE2_MULTILINE : 0;
   for (char f : pattern.flags) {
     if (f == 'i') options |= PCRE2_CASELESS;
     if (f == 's') options |= PCRE2_DOTALL;
@@ -70,7 +70,7 @@ bool RegexTable::build(const ir::Program& program, std::string* error) {
   patterns_.resize(program.symptoms.size());
   for (size_t s = 0; s < program.symptoms.size(); ++s) {
     for (const auto& p : program.symptoms[s].patterns) {
-      auto re = Regex::compile(p, error);
+      auto re = Regex::compile(p, error, /*lines=*/true);
       if (!re) return false;
       patterns_[s].push_back(std::move(re));
     }

@@ -21,8 +21,10 @@ namespace attrib::runtime {
 class Regex {
  public:
   // Returns nullptr and sets `error` when PCRE2 rejects the pattern (a bundle from another
-  // PCRE2 build could); never for bundles attribc checked with this library.
-  static std::unique_ptr<Regex> compile(const ir::Pattern& pattern, std::string* error);
+  // PCRE2 build could); never for bundles attribc checked with this library. With `lines`, `^`
+  // and `$` match at the start and end of every line of the text (a log pattern runs on a
+  // record's messages, one per line).
+  static std::unique_ptr<Regex> compile(const ir::Pattern& pattern, std::string* error, bool lines = false);
   ~Regex();
 
   // Whether `text` matches; when it does and `captures` is given, appends the named groups

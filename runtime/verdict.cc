@@ -1,6 +1,9 @@
 #include "runtime/verdict.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +14,15 @@ namespace attrib::runtime {
 namespace {
 
 using nlohmann::ordered_json;
+
+// Lines per channel, the channels with none left out.
+ordered_json channelsJson(const ConnectorReport& r) {
+  ordered_json j = ordered_json::object();
+  for (int c = 0; c < ir::kChannelCount; ++c) {
+    if (r.channelLines[static_cast<size_t>(c)] > 0) j[ir::channelName(static_cast<ir::Channel>(c))] = r.channelLines[static_cast<size_t>(c)];
+  }
+  return j;
+}
 
 ordered_json optTime(const std::optional<int64_t>& t) { return t ? ordered_json(formatTimestamp(*t)) : ordered_json(); }
 ordered_json optString(const std::string& s) { return s.empty() ? ordered_json() : ordered_json(s); }
@@ -34,8 +46,8 @@ ordered_json findingJson(const SymptomFinding& f) {
   j["node"] = optString(f.node);
   j["rank"] = f.rank ? ordered_json(*f.rank) : ordered_json();
   j["gpu"] = optString(f.gpu);
-  j["time"] = formatTimestamp(f.time);
-  j["time_estimated"] = !f.timeKnown;
+  j["time"] = f.timeUnknown ? ordered_json() : ordered_json(formatTimestamp(f.time));
+  j["time_estimated"] = !f.timeKnown && !f.timeUnknown;
   ordered_json evidence = ordered_json::array();
   for (const auto& e : f.evidence) evidence.push_back(evidenceJson(e));
   j["evidence"] = std::move(evidence);
@@ -84,7 +96,7 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
   ordered_json downstream = ordered_json::array();
   for (const auto& d : v.downstream) {
     downstream.push_back({{"symptom", d.symptom}, {"count", d.count}, {"nodes", d.nodes}, {"ranks", d.ranks},
-                          {"first", formatTimestamp(d.first)}, {"explained_by", d.explainedBy}, {"rule", d.rule}});
+                          {"first", optTime(d.first)}, {"explained_by", d.explainedBy}, {"rule", d.rule}});
   }
   j["downstream"] = std::move(downstream);
   j["recommendation"] = {{"actions", v.actions}, {"nodes", v.actionNodes}};
@@ -98,7 +110,8 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
                        {"observations", r.observations},
                        {"bytes", r.bytes},
                        {"reason", optString(r.reason)},
-                       {"elapsed_ms", options.timings ? r.elapsedMs : 0}});
+                       {"elapsed_ms", options.timings ? r.elapsedMs : 0},
+                       {"channels", channelsJson(r)}});
   }
   j["connector_reports"] = std::move(reports);
   ordered_json counts = ordered_json::object();
@@ -134,9 +147,10 @@ std::string toText(const Verdict& v) {
   }
   if (v.root) {
     const auto& r = *v.root;
-    out += fmt::format("root cause {}{}{}{} at {}{}\n", r.symptom, r.node.empty() ? "" : " on " + r.node,
+    out += fmt::format("root cause {}{}{}{} {}\n", r.symptom, r.node.empty() ? "" : " on " + r.node,
                        r.gpu.empty() ? "" : " gpu " + r.gpu, r.rank ? fmt::format(" rank {}", *r.rank) : "",
-                       formatTimestamp(r.time), r.timeKnown ? "" : " (estimated)");
+                       r.timeUnknown ? "(time unknown)"
+                                     : fmt::format("at {}{}", formatTimestamp(r.time), r.timeKnown ? "" : " (estimated)"));
     for (const auto& e : r.evidence) {
       if (e.lineNumber) out += fmt::format("           {}:{}: {}\n", e.location, e.lineNumber, e.line);
       else out += fmt::format("           {}: {}\n", e.location, e.line);
@@ -176,6 +190,15 @@ std::string toText(const Verdict& v) {
   for (const auto& r : v.reports) missing += r.status == ConnectorReport::Status::Error || r.status == ConnectorReport::Status::Partial;
   out += fmt::format("evidence   {} lines from {} source(s){}\n", v.stats.linesScanned, v.reports.size(),
                      missing ? fmt::format(", {} with problems (see connector_reports)", missing) : "");
+  std::array<uint64_t, ir::kChannelCount> channels{};
+  for (const auto& r : v.reports) {
+    for (size_t c = 0; c < channels.size(); ++c) channels[c] += r.channelLines[c];
+  }
+  std::vector<std::string> perChannel;
+  for (size_t c = 0; c < channels.size(); ++c) {
+    if (channels[c]) perChannel.push_back(fmt::format("{} {}", ir::channelName(static_cast<ir::Channel>(c)), channels[c]));
+  }
+  if (!perChannel.empty()) out += fmt::format("           by channel: {}\n", fmt::join(perChannel, ", "));
   return out;
 }
 

@@ -25,7 +25,8 @@ struct SymptomFinding {
   std::string node, gpu;
   std::optional<int64_t> rank;
   int64_t time = 0;
-  bool timeKnown = false;
+  bool timeKnown = false;    // the evidence carried the time
+  bool timeUnknown = false;  // no time at all (`time` is meaningless)
   std::vector<EvidenceLine> evidence;
 };
 
@@ -37,7 +38,7 @@ struct NodeFinding {
 struct DownstreamGroup {
   std::string symptom;
   uint64_t count = 0, nodes = 0, ranks = 0;
-  int64_t first = 0;
+  std::optional<int64_t> first;  // the earliest known time of the group's instances
   std::string explainedBy;  // "symptom@node"
   std::string rule;
 };
@@ -58,6 +59,10 @@ struct Verdict {
   std::vector<std::string> actions, actionNodes;
   double confidence = 0;
   std::vector<std::string> confidenceNotes;
+  // Empty when evidence that the rules read was read; otherwise why not ("no evidence was
+  // read", "no rule reads the 120 lines read"), also the last confidence note. A verdict on no
+  // evidence says nothing about the workload, and tools say so (attrib diagnose exits 3).
+  std::string nothingRead;
   std::vector<ConnectorReport> reports;
   // How many live instances each symptom had (after filtering), by qualified name.
   std::vector<std::pair<std::string, uint64_t>> symptomCounts;

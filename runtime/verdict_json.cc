@@ -173,8 +173,10 @@ SymptomFinding finding(const ordered_json& j, const std::string& path) {
   f.node = optStr(j, path, "node");
   f.rank = optInteger(j, path, "rank");
   f.gpu = optStr(j, path, "gpu");
-  f.time = time(j, path, "time");
-  f.timeKnown = !boolean(j, path, "time_estimated");
+  std::optional<int64_t> t = optTime(j, path, "time");
+  f.timeUnknown = !t;
+  f.time = t.value_or(0);
+  f.timeKnown = t && !boolean(j, path, "time_estimated");
   const ordered_json& list = array(j, path, "evidence");
   for (size_t i = 0; i < list.size(); ++i) f.evidence.push_back(evidence(list[i], fmt::format("{}.evidence[{}]", path, i)));
   return f;
@@ -246,7 +248,7 @@ Verdict verdictOf(const ordered_json& j) {
     g.count = unsignedOf(d["count"], path + ".count");
     g.nodes = unsignedOf(d["nodes"], path + ".nodes");
     g.ranks = unsignedOf(d["ranks"], path + ".ranks");
-    g.first = time(d, path, "first");
+    g.first = optTime(d, path, "first");
     g.explainedBy = str(d, path, "explained_by");
     g.rule = str(d, path, "rule");
     v.downstream.push_back(std::move(g));
@@ -261,7 +263,8 @@ Verdict verdictOf(const ordered_json& j) {
   const ordered_json& reports = array(j, "", "connector_reports");
   for (size_t i = 0; i < reports.size(); ++i) {
     std::string path = fmt::format("connector_reports[{}]", i);
-    const ordered_json& r = object(reports[i], path, {"connector", "source", "status", "observations", "bytes", "reason", "elapsed_ms"});
+    const ordered_json& r =
+        object(reports[i], path, {"connector", "source", "status", "observations", "bytes", "reason", "elapsed_ms", "channels"});
     ConnectorReport report;
     report.connector = str(r, path, "connector");
     report.source = str(r, path, "source");
@@ -275,6 +278,13 @@ Verdict verdictOf(const ordered_json& j) {
     report.bytes = unsignedOf(r["bytes"], path + ".bytes");
     report.reason = optStr(r, path, "reason");
     report.elapsedMs = integerOf(r["elapsed_ms"], path + ".elapsed_ms");
+    const ordered_json& channels = r["channels"];
+    if (!channels.is_object()) fail(path + ".channels", "must be an object");
+    for (auto it = channels.begin(); it != channels.end(); ++it) {
+      ir::Channel c;
+      if (!ir::channelFromName(it.key(), &c)) fail(path + ".channels." + it.key(), "is not a log channel");
+      report.channelLines[static_cast<size_t>(c)] = unsignedOf(it.value(), path + ".channels." + it.key());
+    }
     v.reports.push_back(std::move(report));
   }
   const ordered_json& counts = j["symptom_counts"];

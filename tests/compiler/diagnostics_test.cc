@@ -143,6 +143,10 @@ std::vector<Case> cases() {
       {K::InvalidRegex, {{"a.attr", "symptom x {\n  on log\n  match /abc(def/\n  family unknown\n}\n"}},
        {"a.attr:3:13: error: Hyperscan cannot compile this pattern: Missing close parenthesis for group started at "
         "index 3 [A401]"}},
+      // A pattern that spans a record's lines is found by its last line, so it needs one.
+      {K::InvalidRegex, {{"a.attr", "symptom x {\n  on log\n  match /Traceback \\(most recent call last\\):\\n/\n  family unknown\n}\n"}},
+       {"a.attr:3:10: error: a pattern that spans lines must end with its last line's text (after the last '\\n'), "
+        "which finds it [A401]"}},
       {K::InvalidCaptureRegex, {{"a.attr", "outcome o {\n  when workload.name =~ /abc(/\n  family unknown\n}\n"}},
        {"a.attr:2:30: error: PCRE2 cannot compile this pattern for capture extraction: missing closing parenthesis "
         "[A402]"}},
@@ -170,8 +174,9 @@ std::vector<Case> cases() {
        {"a.attr:6:6: warning: rule 'b' repeats rule 'a' exactly, so it can never change a verdict [-Wshadowed-rule]",
         "a.attr:2:6: note: the earlier rule is here"}},
       {K::UnknownSource, {{"a.attr", "symptom x {\n  on log(source == sylog)\n  match /abcdef/\n  family unknown\n}\n"}},
-       {"a.attr:2:20: warning: no connector produces the log source 'sylog'; did you mean 'syslog'? [-Wunknown-source]",
-        "note: known sources: applog, syslog, dmesg, scheduler, k8s_events, container"}},
+       {"a.attr:2:20: warning: 'sylog' is not a log channel; did you mean 'syslog'? [-Wunknown-source]",
+        "note: the channels are kernel, system, scheduler, orchestrator, container_runtime, application; the older "
+        "source words applog, container, syslog, dmesg, k8s_events still read theirs"}},
       {K::UnusedImport,
        {{"a.attr", "package a\nimport b\n"}, {"b.attr", "package b\nsymptom y { on log match /abcdef/ family unknown }\n"}},
        {"a.attr:2:1: warning: package 'b' is imported but never used [-Wunused-import]"}},

@@ -237,11 +237,11 @@ TEST_F(BadEvidence, UnreadableFile) {
 TEST_F(BadEvidence, DirectoryNamedLikeALog) {
   fs::create_directories(dir_.path() / "logs/n3/syslog.log");
   json v = verdict();
-  // A path named like a log that is not a regular file is reported, not skipped silently.
+  // Any name can be a log, so a directory named like one is walked; being empty, it is reported.
   json r = reportFor(v, "n3/syslog.log");
   EXPECT_TRUE(r.is_object()) << "(a log path that is a directory is not reported): "
                              << v["connector_reports"].dump(2);
-  if (r.is_object()) expectReport(v, "n3/syslog.log", "error");
+  if (r.is_object()) expectReport(v, "n3/syslog.log", "empty");
 }
 
 TEST_F(BadEvidence, DanglingSymlink) {
@@ -348,13 +348,20 @@ TEST_F(BadEvidence, MissingWorkloadJson) {
       << "(syslog year without workload.json): " << v["downstream"].dump();
 }
 
+// Nothing read is said, never an exit-0 "unknown": the verdict still comes (it says what was
+// missing), and the exit status is 3 with the reason on stderr.
 TEST_F(BadEvidence, NoLogsAtAll) {
   fs::remove_all(dir_.path() / "logs");
-  json v = diagnose(dir_.path(), scratch_.path());
+  CliResult r = runAttrib({"diagnose", "--no-timings", dir_.path().string()}, scratch_.path());
+  EXPECT_EQ(r.exit, 3);
+  EXPECT_NE(r.err.find("attrib: error: no evidence was read"), std::string::npos) << r.err;
+  json v = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(v.is_discarded()) << r.out;
   EXPECT_TRUE(v["root_cause"].is_null());
   EXPECT_EQ(v["outcome"][0]["name"], "unknown");
   EXPECT_EQ(v["terminal_state"], "FAILED");
   expectReport(v, "logs", "empty");
+  EXPECT_NE(v["confidence_notes"].dump().find("no evidence was read"), std::string::npos) << v["confidence_notes"];
 }
 
 // A workload.json that exists but cannot be read would describe the wrong workload: an error,
@@ -382,14 +389,23 @@ TEST_F(BadEvidence, MalformedWorkloadJson) {
   }
 }
 
+// A path that is not there is reported with why; when nothing else was read the run says so
+// (exit 3), and a workload.json given alone is the context of a workload with no logs.
 TEST_F(BadEvidence, WorkloadDirectoryDoesNotExist) {
-  for (const fs::path& p : {dir_.path() / "no-such-workload", dir_.path() / "workload.json"}) {
-    SCOPED_TRACE(p.string());
-    CliResult r = runAttrib({"diagnose", p.string()}, scratch_.path());
-    EXPECT_EQ(r.exit, 1);
-    EXPECT_EQ(r.out, "");
-    EXPECT_EQ(r.err, "attrib: error: '" + p.string() + "' is not a directory\n");
-  }
+  const fs::path missing = dir_.path() / "no-such-workload";
+  CliResult r = runAttrib({"diagnose", "--format", "json", missing.string()}, scratch_.path());
+  EXPECT_EQ(r.exit, 3);
+  EXPECT_NE(r.err.find(missing.string() + ": error: no such file or directory"), std::string::npos) << r.err;
+  json v = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(v.is_discarded());
+  expectReport(v, missing.string(), "error");
+
+  r = runAttrib({"diagnose", "--format", "json", (dir_.path() / "workload.json").string()}, scratch_.path());
+  EXPECT_EQ(r.exit, 3);
+  v = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(v.is_discarded());
+  EXPECT_EQ(v["terminal_state"], "FAILED");
+  expectReport(v, "logs", "empty");
 }
 
 }  // namespace

@@ -144,8 +144,10 @@ inline bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Checks that evidence `e` points at its line: the bytes of where.location at where.offset, up
-// to the next '\n', are e.line, and where.line counts the lines before it (1-based).
+// Checks that evidence `e` points at its record: the bytes of where.location at where.offset, up
+// to the next '\n', are the record's first line (e.line up to its first '\n'), its other lines
+// follow in the file in order (a record skips the lines of other streams), and where.line counts
+// the lines before it (1-based).
 inline void expectEvidenceFindsItsLine(const json& e) {
   const std::string location = e["where"].value("location", "");
   const uint64_t offset = e["where"].value("offset", uint64_t{0});
@@ -158,7 +160,19 @@ inline void expectEvidenceFindsItsLine(const json& e) {
   size_t end = file.find('\n', offset);
   std::string atOffset = file.substr(offset, end == std::string::npos ? std::string::npos : end - offset);
   if (!atOffset.empty() && atOffset.back() == '\r') atOffset.pop_back();
-  EXPECT_EQ(atOffset, e.value("line", "")) << location << " at offset " << offset;
+  const std::string record = e.value("line", "");
+  EXPECT_EQ(atOffset, record.substr(0, record.find('\n'))) << location << " at offset " << offset;
+  size_t from = end == std::string::npos ? file.size() : end;
+  for (size_t at = record.find('\n'); at != std::string::npos;) {
+    size_t next = record.find('\n', at + 1);
+    std::string line = record.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    if (line.size() >= 3 && line.compare(line.size() - 3, 3, "...") == 0) break;  // cut at maxTextBytes
+    size_t found = file.find("\n" + line, from - 1);
+    EXPECT_NE(found, std::string::npos) << "record line not found after the first: " << line;
+    if (found == std::string::npos) break;
+    from = found + 1 + line.size();
+    at = next;
+  }
   uint64_t newlines = static_cast<uint64_t>(std::count(file.begin(), file.begin() + static_cast<long>(offset), '\n'));
   EXPECT_EQ(newlines + 1, lineNumber) << location << " at offset " << offset;
 }

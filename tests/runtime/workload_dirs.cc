@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "connectors/local/workload_dir.h"
+#include "evidence/intake.h"
 
 namespace attrib::testing {
 
@@ -23,14 +23,11 @@ std::vector<fs::path> workloadDirs() {
 }
 
 evidence::WorkloadEvidence evidenceOf(const fs::path& dir) {
-  connectors::WorkloadDir wd;
-  std::string error;
-  EXPECT_TRUE(connectors::readWorkloadDir(dir.string(), &wd, &error)) << dir << ": " << error;
+  evidence::Intake intake;
+  intake.addPath(dir.string());
   evidence::WorkloadEvidence ev;
-  ev.workload = std::move(wd.workload);
-  ev.logs = std::move(wd.logs);
-  ev.metrics = std::move(wd.metrics);
-  ev.reports = std::move(wd.reports);
+  std::string error;
+  EXPECT_TRUE(intake.finish(&ev, &error)) << dir << ": " << error;
   return ev;
 }
 

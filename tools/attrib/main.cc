@@ -17,7 +17,7 @@
 
 #include "attrib_version.h"
 #include "tools/cli_parse.h"
-#include "connectors/local/workload_dir.h"
+#include "evidence/intake.h"
 #include "runtime/verdict.h"
 #include "connectors/kueue/kueue_context.h"
 #include "ir/civil_time.h"
@@ -30,16 +30,20 @@
 
 namespace {
 
+// Exit status (docs/workloads.md): a verdict; an error (rules, a workload.json that cannot be
+// read, a sink); a usage error; a verdict on nothing (no evidence was read, or none any rule reads).
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitNothingRead = 3;
 
 void printError(const std::string& message) { fmt::print(stderr, "attrib: error: {}\n", message); }
 
 struct DiagnoseOptions {
-  std::string dir;
+  std::vector<std::string> paths;  // files, directories, archives; "-" for standard input
+  std::string workloadFile;
   std::string rules;
-  std::string format = "json";
+  std::string format;  // json or text; empty: text on a terminal, json otherwise
   bool noJit = false;
   std::string jitCache = attrib::jit::defaultCacheDir();
   bool noJitCache = false;
@@ -55,9 +59,10 @@ std::vector<std::unique_ptr<attrib::sinks::Sink>> openSinks(const DiagnoseOption
   attrib::runtime::RenderOptions render;
   render.timings = options.timings;
   std::vector<std::string> specs = options.sinks.empty() ? std::vector<std::string>{"stdout"} : options.sinks;
+  const std::string defaultFormat = !options.format.empty() ? options.format : ::isatty(STDOUT_FILENO) ? "text" : "json";
   for (const auto& spec : specs) {
     if (spec == "stdout" || spec.rfind("stdout:", 0) == 0) {
-      std::string format = spec == "stdout" ? options.format : spec.substr(7);
+      std::string format = spec == "stdout" ? defaultFormat : spec.substr(7);
       attrib::sinks::StreamFormat f;
       if (!attrib::sinks::streamFormatFromName(format, &f)) {
         *error = fmt::format("--sink {}: the stdout formats are json, jsonl and text", spec);
@@ -91,16 +96,35 @@ int runDiagnose(const DiagnoseOptions& options) {
     printError(error);
     return kExitError;
   }
-  attrib::connectors::WorkloadDir dir;
-  if (!attrib::connectors::readWorkloadDir(options.dir, &dir, &error)) {
+  attrib::evidence::Intake intake;
+  if (!options.workloadFile.empty() && !intake.setWorkloadFile(options.workloadFile, &error)) {
     printError(error);
     return kExitError;
   }
+  for (const auto& path : options.paths) {
+    if (path != "-") {
+      intake.addPath(path);
+      continue;
+    }
+    if (::isatty(STDIN_FILENO)) {
+      printError("'-' reads the log from standard input, but standard input is a terminal; pipe a log in "
+                 "(cat job.log | attrib diagnose -)");
+      return kExitUsage;
+    }
+    auto bytes = std::make_shared<std::string>();
+    char buffer[1 << 16];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) bytes->append(buffer, n);
+    if (std::ferror(stdin)) {
+      printError("cannot read standard input");
+      return kExitError;
+    }
+    intake.addBytes("stdin", std::move(bytes));
+  }
   attrib::evidence::WorkloadEvidence evidence;
-  evidence.workload = std::move(dir.workload);
-  evidence.logs = std::move(dir.logs);
-  evidence.metrics = std::move(dir.metrics);
-  evidence.reports = std::move(dir.reports);
+  if (!intake.finish(&evidence, &error)) {
+    printError(error);
+    return kExitError;
+  }
   attrib::runtime::DiagnoseOptions diagnose;
   diagnose.scan.threads = options.threads;
   attrib::runtime::Verdict verdict = engine->diagnose(std::move(evidence), diagnose);
@@ -110,6 +134,15 @@ int runDiagnose(const DiagnoseOptions& options) {
       printError(error);
       status = kExitError;
     }
+  }
+  if (status == kExitOk && !verdict.nothingRead.empty()) {
+    printError(verdict.nothingRead);
+    for (const auto& r : verdict.reports) {
+      if (r.status != attrib::evidence::ConnectorReport::Status::Ok || !r.reason.empty()) {
+        fmt::print(stderr, "  {}: {}{}\n", r.source, attrib::evidence::statusName(r.status), r.reason.empty() ? "" : ": " + r.reason);
+      }
+    }
+    return kExitNothingRead;
   }
   return status;
 }
@@ -298,12 +331,17 @@ int main(int argc, char** argv) {
   app.footer("Run 'attrib COMMAND --help' for the options of a command. Docs: docs/workloads.md, docs/verdict.md");
 
   DiagnoseOptions diagnose;
-  CLI::App* diagnoseCmd = app.add_subcommand("diagnose", "Attribute one workload from a workload directory");
-  diagnoseCmd->add_option("workload", diagnose.dir, "Directory with workload.json, logs/<node>/<source>.log, metrics/")
+  CLI::App* diagnoseCmd = app.add_subcommand("diagnose", "Attribute one workload from its logs: files, directories, archives");
+  diagnoseCmd->add_option("paths", diagnose.paths,
+                          "Log files, directories (any layout; a workload directory's workload.json, logs/, metrics/), "
+                          "archives (.tar, .tar.gz, .zip, ...), or - for standard input")
       ->required();
+  diagnoseCmd->add_option("--workload", diagnose.workloadFile,
+                          "A workload.json with the job's state and layout (docs/workloads.md)");
   diagnoseCmd->add_option("--rules", diagnose.rules,
                           "Rules: a bundle from 'attribc build', or .attr files/directories (default: the stdlib)");
-  diagnoseCmd->add_option("--format", diagnose.format, "json (the verdict) or text (a short summary)")
+  diagnoseCmd->add_option("--format", diagnose.format,
+                          "json (the verdict) or text (a short summary); default text on a terminal, json otherwise")
       ->check(CLI::IsMember({"json", "text"}));
   diagnoseCmd->add_flag("--no-jit", diagnose.noJit,
                         "Evaluate predicates with the interpreter instead of compiling them to native code");

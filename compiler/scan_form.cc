@@ -1,0 +1,235 @@
+#include "compiler/scan_form.h"
+
+#include <string_view>
+#include <vector>
+
+namespace attrib {
+namespace {
+
+// One top-level element of a pattern: [begin, end) in the source, quantifier included.
+struct Element {
+  size_t begin, end;
+  bool newline;  // holds a `\n` outside character classes
+};
+
+bool isQuantifierStart(char c) { return c == '*' || c == '+' || c == '?' || c == '{'; }
+
+// The end of an escape starting at `i` (the backslash); sets `newline` for `\n`.
+size_t escapeEnd(std::string_view s, size_t i, bool* newline) {
+  if (i + 1 >= s.size()) return s.size();
+  char c = s[i + 1];
+  if (c == 'n') *newline = true;
+  if (c == 'Q') {  // \Q...\E: literal text
+    size_t e = s.find("\\E", i + 2);
+    return e == std::string_view::npos ? s.size() : e + 2;
+  }
+  if ((c == 'x' || c == 'p' || c == 'P' || c == 'N' || c == 'o' || c == 'g' || c == 'k') && i + 2 < s.size() &&
+      s[i + 2] == '{') {
+    size_t e = s.find('}', i + 3);
+    return e == std::string_view::npos ? s.size() : e + 1;
+  }
+  return i + 2;
+}
+
+// The end of a character class starting at `i` (its '[').
+size_t classEnd(std::string_view s, size_t i) {
+  size_t p = i + 1;
+  if (p < s.size() && s[p] == '^') ++p;
+  if (p < s.size() && s[p] == ']') ++p;  // a ']' first is literal
+  while (p < s.size() && s[p] != ']') {
+    if (s[p] == '\\') {
+      p += 2;
+    } else if (s[p] == '[' && p + 1 < s.size() && s[p + 1] == ':') {
+      size_t e = s.find(":]", p + 2);
+      p = e == std::string_view::npos ? s.size() : e + 2;
+    } else {
+      ++p;
+    }
+  }
+  return p < s.size() ? p + 1 : s.size();
+}
+
+// The end of the quantifier (if any) at `i`, lazy and possessive suffixes included.
+size_t quantifierEnd(std::string_view s, size_t i) {
+  if (i >= s.size() || !isQuantifierStart(s[i])) return i;
+  size_t p = i;
+  if (s[p] == '{') {
+    size_t e = s.find('}', p);
+    // "{" that is not a counted repetition is a literal: no quantifier.
+    if (e == std::string_view::npos) return i;
+    for (size_t k = p + 1; k < e; ++k) {
+      if (!(s[k] >= '0' && s[k] <= '9') && s[k] != ',') return i;
+    }
+    p = e + 1;
+  } else {
+    ++p;
+  }
+  if (p < s.size() && (s[p] == '?' || s[p] == '+')) ++p;
+  return p;
+}
+
+// Splits the pattern into top-level elements; false on a top-level '|'.
+bool topLevel(std::string_view s, std::vector<Element>* out, bool* alternation) {
+  *alternation = false;
+  size_t i = 0;
+  while (i < s.size()) {
+    Element e{i, i, false};
+    char c = s[i];
+    if (c == '\\') {
+      i = escapeEnd(s, i, &e.newline);
+    } else if (c == '[') {
+      i = classEnd(s, i);
+    } else if (c == '(') {
+      int depth = 0;
+      size_t p = i;
+      while (p < s.size()) {
+        if (s[p] == '\\') {
+          p = escapeEnd(s, p, &e.newline);
+          continue;
+        }
+        if (s[p] == '[') {
+          p = classEnd(s, p);
+          continue;
+        }
+        if (s[p] == '(') ++depth;
+        if (s[p] == ')' && --depth == 0) {
+          ++p;
+          break;
+        }
+        ++p;
+      }
+      i = p;
+    } else if (c == '|') {
+      *alternation = true;
+      ++i;
+    } else {
+      ++i;
+    }
+    i = quantifierEnd(s, i);
+    e.end = i;
+    out->push_back(e);
+  }
+  return true;
+}
+
+// The pattern without its `^` anchors (outside character classes and escapes).
+std::string withoutAnchors(std::string_view s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] == '\\') {
+      bool ignored = false;
+      size_t e = escapeEnd(s, i, &ignored);
+      out.append(s.substr(i, e - i));
+      i = e;
+    } else if (s[i] == '[') {
+      size_t e = classEnd(s, i);
+      out.append(s.substr(i, e - i));
+      i = e;
+    } else if (s[i] == '^') {
+      ++i;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+// The body of a group element "(...)", "(?:...)", "(?<name>...)", "(?i:...)" with any quantifier,
+// or false when the element is not a group.
+bool groupBody(std::string_view element, std::string_view* body) {
+  if (element.empty() || element[0] != '(') return false;
+  size_t close = element.rfind(')');
+  if (close == std::string_view::npos || close == 0) return false;
+  size_t open = 1;
+  if (open < element.size() && element[open] == '?') {
+    if (open + 1 < element.size() && (element[open + 1] == '<' || element[open + 1] == 'P' || element[open + 1] == '\'')) {
+      size_t end = element.find_first_of(">'", open + 2);
+      if (end == std::string_view::npos || end > close) return false;
+      open = end + 1;
+    } else {
+      size_t colon = element.find(':', open);
+      if (colon == std::string_view::npos || colon > close) return false;  // lookaround etc.
+      open = colon + 1;
+    }
+  }
+  *body = element.substr(open, close - open);
+  return true;
+}
+
+// Splits at top-level '|'.
+std::vector<std::string_view> alternatives(std::string_view s) {
+  std::vector<Element> elements;
+  bool alternation = false;
+  topLevel(s, &elements, &alternation);
+  std::vector<std::string_view> out;
+  size_t from = 0;
+  for (const Element& e : elements) {
+    if (e.end == e.begin + 1 && s[e.begin] == '|') {
+      out.push_back(s.substr(from, e.begin - from));
+      from = e.end;
+    }
+  }
+  out.push_back(s.substr(from));
+  return out;
+}
+
+ScanForm formOf(std::string_view regex, int depth) {
+  ScanForm out;
+  if (depth > 32) {
+    out.error = "a pattern that spans lines nests its groups too deeply to be scanned";
+    return out;
+  }
+  std::vector<std::string_view> alts = alternatives(regex);
+  if (alts.size() > 1) {
+    // Each alternative is found by its own last line; Hyperscan looks for any of them.
+    std::string joined;
+    for (std::string_view alt : alts) {
+      ScanForm f = formOf(alt, depth + 1);
+      if (!f.error.empty()) return f;
+      out.multiline |= f.multiline;
+      joined += (joined.empty() ? "" : "|") + f.expression;
+    }
+    out.expression = out.multiline ? "(?:" + joined + ")" : withoutAnchors(regex);
+    return out;
+  }
+  std::vector<Element> elements;
+  bool alternation = false;
+  topLevel(regex, &elements, &alternation);
+  size_t lastNewline = std::string::npos;
+  for (size_t k = 0; k < elements.size(); ++k) {
+    if (elements[k].newline) {
+      out.multiline = true;
+      lastNewline = k;
+    }
+  }
+  if (!out.multiline) {
+    out.expression = withoutAnchors(regex);
+    return out;
+  }
+  std::string tail = withoutAnchors(regex.substr(elements[lastNewline].end));
+  bool substance = false;
+  for (char c : tail) substance |= c != '$' && c != '(' && c != ')' && c != '?' && c != ':';
+  if (substance) {
+    out.expression = tail;
+    return out;
+  }
+  // The pattern ends with the element that spans lines: a group is found by the last line of
+  // its body; a bare '\n' has no line after it to find it by.
+  const Element& last = elements[lastNewline];
+  std::string_view body;
+  if (groupBody(regex.substr(last.begin, last.end - last.begin), &body)) {
+    ScanForm inner = formOf(body, depth + 1);
+    if (!inner.error.empty()) return inner;
+    out.expression = inner.expression;
+    return out;
+  }
+  out.error = "a pattern that spans lines must end with its last line's text (after the last '\\n'), which finds it";
+  return out;
+}
+
+}  // namespace
+
+ScanForm scanForm(const std::string& regex) { return formOf(regex, 0); }
+
+}  // namespace attrib

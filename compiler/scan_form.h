@@ -1,0 +1,29 @@
+// The form of a log pattern that Hyperscan scans raw chunks with.
+//
+// A pattern is written against a record's messages: `^` is the start of a line's message
+// (after the prefix the reader recognises: timestamps, rank and srun labels, syslog host and
+// program, NCCL's host:pid:tid; evidence/line_prefix.h), and a pattern with `\n` spans the lines
+// of one record (evidence/log_record.h). Hyperscan sees the raw lines, prefixes and
+// interleaved streams included, so it scans a superset of each pattern, and PCRE2 confirms the
+// pattern itself on the record's messages:
+//   - every `^` anchor is dropped (the message starts somewhere in the raw line);
+//   - a multi-line pattern is scanned by its last line: the part after the last top-level
+//     element that holds a `\n` (the line a record's match ends on), anchors dropped too; when
+//     that element ends the pattern and is a group, the last line of the group's body; each
+//     alternative of a `|` by its own, Hyperscan looking for any of them.
+// A multi-line pattern that ends with a bare `\n` has no last line and no scan form.
+#pragma once
+
+#include <string>
+
+namespace attrib {
+
+struct ScanForm {
+  std::string expression;  // what Hyperscan compiles
+  bool multiline = false;  // the pattern has a `\n` outside character classes
+  std::string error;       // why the pattern has no scan form (then `expression` is empty)
+};
+
+ScanForm scanForm(const std::string& regex);
+
+}  // namespace attrib

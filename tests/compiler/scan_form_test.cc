@@ -1,0 +1,55 @@
+// The scan forms of log patterns (compiler/scan_form.h): what Hyperscan scans raw lines with.
+#include "compiler/scan_form.h"
+
+#include <gtest/gtest.h>
+
+namespace attrib {
+namespace {
+
+struct Case {
+  const char* pattern;
+  const char* expression;  // "" when an error is expected
+  bool multiline;
+};
+
+TEST(ScanForm, AnchorsAreDroppedAndMultiLinePatternsScanTheirLastLine) {
+  const Case cases[] = {
+      {R"(NVRM: Xid \(PCI:[0-9a-f:.]+\): 79\b)", R"(NVRM: Xid \(PCI:[0-9a-f:.]+\): 79\b)", false},
+      // `^` is the message's start, somewhere in the raw line.
+      {R"(^KeyError: )", R"(KeyError: )", false},
+      {R"((?:^|x)Killed$)", R"((?:|x)Killed$)", false},
+      // Escaped and bracketed carets are text.
+      {R"(a\^b[^x]c)", R"(a\^b[^x]c)", false},
+      // `\n` in a class does not span lines.
+      {R"([^\n]*block: )", R"([^\n]*block: )", false},
+      // The last line after the last top-level `\n` element.
+      {R"(^Traceback \(most recent call last\):\n(?:.*\n)*?RuntimeError: DataLoader worker)", R"(RuntimeError: DataLoader worker)", true},
+      {R"(NVRM: The NVIDIA GPU (?<gpu>[0-9a-f:.]+)\n.*\n.*fallen off the bus)", R"(.*fallen off the bus)", true},
+      // Alternatives, each by its own last line.
+      {R"(Traceback\nKeyError|abc\ndef)", R"((?:KeyError|def))", true},
+      {R"(plain|other)", R"(plain|other)", false},
+      // A group that ends the pattern: the last line of its body.
+      {R"((?:Traceback\nKeyError|abc\ndef))", R"((?:KeyError|def))", true},
+      {R"(x\n(?<exc>[A-Z]\w+Error))", R"((?<exc>[A-Z]\w+Error))", true},
+      // Nothing after the last `\n`: nothing to find the pattern by.
+      {R"(Traceback \(most recent call last\):\n)", "", true},
+      {R"((?:a\n))", "", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pattern);
+    ScanForm f = scanForm(c.pattern);
+    EXPECT_EQ(f.expression, c.expression);
+    EXPECT_EQ(f.multiline, c.multiline);
+    EXPECT_EQ(f.error.empty(), std::string(c.expression) != "");
+  }
+}
+
+TEST(ScanForm, GarbageNeverCrashes) {
+  for (const char* p : {"(", ")", "[", "\\", "(?", "(?<", "((\\n", "[\\n", "\\Q\\n", "a{", "a{2,", "(?:\\n)+", "|\\n|"}) {
+    ScanForm f = scanForm(p);
+    EXPECT_TRUE(!f.expression.empty() || !f.error.empty() || std::string(p).find('\n') == std::string::npos) << p;
+  }
+}
+
+}  // namespace
+}  // namespace attrib
