@@ -14,6 +14,8 @@ packages=(
   # libraries
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
+  # the Service's HTTP server (Boost.Beast and Asio, header-only)
+  libboost-dev
   # test and benchmark helpers (bench/run: GNU time for peak RSS, ripgrep as a baseline)
   python3 sqlite3 time ripgrep
   # a real single-host Slurm cluster for the connector tests (tests/slurm/cluster.sh), with
