@@ -4,6 +4,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -87,7 +88,7 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
   enum class State { Idle, Head, Body, Handling, Writing, Lingering, Closing };
 
   Connection(Impl* server, tcp::socket socket)
-      : server_(server), stream_(std::move(socket)), buffer_(server_->options.maxHeaderBytes + 65536) {
+      : server_(server), stream_(std::move(socket)), timer_(server_->io), buffer_(server_->options.maxHeaderBytes + 65536) {
     error_code ec;
     stream_.socket().set_option(tcp::no_delay(true), ec);
     auto remote = stream_.socket().remote_endpoint(ec);
@@ -109,6 +110,7 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
     if (state_ == State::Closing) return;
     state_ = State::Closing;
     admission_.respond = nullptr;
+    timer_.cancel();
     error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.socket().close(ec);
@@ -127,8 +129,9 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
     idleSince_ = Clock::now();
     if (server_->stopping) return close();
     if (buffer_.size() > 0) return readHead();
-    stream_.expires_after(wait);
+    arm(wait);
     stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](error_code ec, size_t n) {
+      self->timer_.cancel();
       if (self->state_ == State::Closing) return;
       if (ec) return self->close();  // idle too long, or the client left: nothing to answer
       self->buffer_.commit(n);
@@ -144,8 +147,9 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
     // The admission sets the real limit: a refused request's body is never read. (Not
     // boost::none: Beast 1.74 compares a Content-Length against an empty limit as exceeding it.)
     parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
-    stream_.expires_after(server_->options.headerTimeout);
+    arm(server_->options.headerTimeout);
     http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      self->timer_.cancel();
       if (self->state_ == State::Closing) return;
       if (ec) return self->failRead(ec, "the request's head", false);
       self->onHead();
@@ -155,7 +159,7 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
   // A read that failed: answer what can be answered, then close.
   // `inBody`: the client may still be sending, so the answer lingers.
   void failRead(error_code ec, const char* what, bool inBody) {
-    if (ec == beast::error::timeout) {
+    if (timedOut_ || ec == beast::error::timeout) {
       auto seconds = std::chrono::duration<double>(inBody ? server_->options.bodyTimeout : server_->options.headerTimeout).count();
       return answerAndClose(408, fmt(what, " did not arrive within ", seconds, " s"), inBody);
     }
@@ -226,8 +230,9 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
 
   void readBody() {
     state_ = State::Body;
-    stream_.expires_after(server_->options.bodyTimeout);
+    arm(server_->options.bodyTimeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      self->timer_.cancel();
       if (self->state_ == State::Closing) return;
       if (ec) {
         self->admission_ = Admission{};  // releases what the handler held
@@ -259,6 +264,21 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
         if (self->state_ == State::Closing) return;
         self->write(std::move(r), false, false);
       });
+    });
+  }
+
+  // A read deadline of our own: on expiry it cancels the read (the read then fails with
+  // operation_aborted and timedOut_ set) but keeps the socket open, so that a 408 can still be
+  // written. (beast::tcp_stream's own expiry closes the socket.)
+  void arm(std::chrono::milliseconds d) {
+    timedOut_ = false;
+    stream_.expires_never();
+    timer_.expires_after(d);
+    timer_.async_wait([self = shared_from_this()](error_code ec) {
+      if (ec || self->state_ == State::Closing) return;
+      self->timedOut_ = true;
+      error_code ignored;
+      self->stream_.socket().cancel(ignored);
     });
   }
 
@@ -342,6 +362,8 @@ class Server::Impl::Connection : public std::enable_shared_from_this<Connection>
 
   Impl* server_;  // outlives every connection: serve() returns only when all are gone
   beast::tcp_stream stream_;
+  asio::steady_timer timer_;
+  bool timedOut_ = false;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Head head_;

@@ -146,14 +146,17 @@ httpd::Admission Service::admit(const httpd::Head& head) {
     a.answer = errorResponse(401, "a bearer token is required (Authorization: Bearer ...)");
     return a;
   }
-  std::shared_ptr<void> slot;
-  if (route.counted && !(slot = inFlight_.acquire())) {
+  // Full already: refused before the body is read. The slot itself is taken once the body is
+  // in, so that a client sending its body slowly holds a connection, never a handler's slot.
+  if (route.counted && inFlight_.now() >= inFlight_.limit()) {
     a.answer = errorResponse(503, "too many requests in flight; retry later");
     return a;
   }
-  a.maxBodyBytes = options_.maxBodyBytes;
-  // The slot is released when the server drops this function: answered, failed or abandoned.
-  a.respond = [this, handler = &route.handler, params = std::move(found.params), slot](httpd::Request& request) {
+  a.maxBodyBytes = route.takesBody ? options_.maxBodyBytes : 0;
+  a.respond = [this, handler = &route.handler, params = std::move(found.params), counted = route.counted](httpd::Request& request) {
+    // Held by a guard: given back however the handler ends.
+    std::shared_ptr<void> slot = counted ? inFlight_.acquire() : nullptr;
+    if (counted && !slot) return errorResponse(503, "too many requests in flight; retry later");
     return runHandler(*handler, Call{request, params}, [this](const std::string&) {
       std::lock_guard<std::mutex> lock(metricsMu_);
       ++internalErrors_;
@@ -236,8 +239,11 @@ std::string Service::metricsText() {
 }
 
 void Service::routes() {
+  // GETs and the POSTs that act on what the Service holds take no body.
   auto add = [this](const char* method, const char* pattern, Handler h, bool authenticate = true, bool counted = true) {
-    router_.add(method, pattern, Route{std::move(h), authenticate, counted});
+    bool takesBody = std::string_view(method) == "POST" && std::string_view(pattern) != "/v1/rulesets/reload" &&
+                     std::string_view(pattern) != "/v1/sessions/{id}/attribute";
+    router_.add(method, pattern, Route{std::move(h), authenticate, counted, takesBody});
   };
   add("GET", "/openapi.json", [this](const Call&) {
     Response r;
@@ -434,7 +440,7 @@ void Service::v1Routes() {
       items.push_back({{"type", "NodeAttribution"}, {"node", node.node}, {"attributions", reasons}});
     }
     return jsonResponse({{"attributions", items}});
-  }});
+  }, true, true, false});
 }
 
 }  // namespace attrib::service

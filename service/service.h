@@ -79,6 +79,7 @@ class Service {
     Handler handler;
     bool authenticate = true;
     bool counted = true;  // counts against maxInFlight
+    bool takesBody = true;  // false: any body is a 413 (limit 0)
   };
   void routes();
   void v1Routes();

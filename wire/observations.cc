@@ -270,7 +270,8 @@ void prometheusMatrix(const Field& j, Observations* out) {
     Field series = result[i];
     Field labels = series["metric"];
     evidence::MetricSample base;
-    if (!labels.isObject() || !labels["__name__"].given()) labels["__name__"].fail("is required");
+    if (!labels.isObject()) labels.fail("must be an object with '__name__'");
+    if (!labels["__name__"].given()) labels["__name__"].fail("is required");
     base.name = labels["__name__"].string();
     if (base.name.empty()) labels["__name__"].fail("is required");
     base.labels = labelsOf(labels);
