@@ -114,6 +114,10 @@ class FileScan {
       extract(chunk, hits, out);
     }
     if (lines_->empty()) report.status = ConnectorReport::Status::Empty;
+    for (const auto& n : regexLimitNotes(bundle_.program, regexLimited_)) {
+      report.status = ConnectorReport::Status::Partial;
+      report.reason += (report.reason.empty() ? "" : "; ") + n;
+    }
     return report;
   }
 
@@ -169,6 +173,8 @@ class FileScan {
     if (timesChecked_ > 0 && timesFound_ == 0) {
       notes.push_back("no line had a recognisable timestamp; times were estimated");
     }
+    for (auto& n : regexLimitNotes(bundle_.program, regexLimited_)) notes.push_back(std::move(n));
+    if (!regexLimited_.empty() && report.status == ConnectorReport::Status::Ok) report.status = ConnectorReport::Status::Partial;
     report.reason.clear();
     for (const auto& n : notes) report.reason += (report.reason.empty() ? "" : "; ") + n;
     report.elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
@@ -228,7 +234,11 @@ class FileScan {
         Instance inst;
         // PCRE2 confirms the match on this line alone (a pattern such as [^x]* could have
         // matched across lines in the chunk) and extracts the named captures.
-        if (!regexes_.pattern(ref.symptom, ref.pattern).match(line, &inst.captures)) continue;
+        bool limited = false;
+        if (!regexes_.pattern(ref.symptom, ref.pattern).match(line, &inst.captures, &limited)) {
+          if (limited) ++regexLimited_[ref.symptom];  // said in the report: never a silent non-match
+          continue;
+        }
         lastSymptom = ref.symptom;
         if (!haveTime) {
           std::tie(time, timed) = timeOf(chunk, lineIndex, prefix);
@@ -282,6 +292,7 @@ class FileScan {
 
   const Bundle& bundle_;
   const RegexTable& regexes_;
+  RegexLimitHits regexLimited_;  // lines PCRE2 gave up on, by symptom
   const Workload& workload_;
   const LogFile& file_;
   const LogScanOptions& options_;
