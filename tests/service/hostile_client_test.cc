@@ -93,7 +93,6 @@ class Hostile : public ::testing::Test {
   std::string session_, attributor_;
 };
 
-bool clientError(int status) { return status >= 400 && status < 500; }
 
 TEST_F(Hostile, InvalidJsonIsA4xxOnEveryRoute) {
   for (const auto& [method, target] : routes()) {
