@@ -6,8 +6,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace attrib {
 
@@ -42,25 +43,53 @@ bool Compilation::addPath(const std::string& path, std::string* error) {
 }
 
 bool Compilation::addFile(const std::string& path, std::string* error) {
-  std::error_code ec;
-  auto size = fs::file_size(path, ec);
-  if (!ec && size > kMaxRuleFileBytes) {
-    *error = fmt::format("cannot read '{}': {} bytes is larger than the {} MiB limit for rule files", path, size,
-                         kMaxRuleFileBytes >> 20);
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // Opened without blocking (a FIFO would wait for a writer forever) and checked before a byte
+  // is read: only a regular file is a rule file (a link to one is fine; a link to /dev/zero,
+  // a FIFO or a socket is refused), and at most kMaxRuleFileBytes of it, even if it grows.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     *error = fmt::format("cannot read '{}': {}", path, std::strerror(errno));
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    *error = fmt::format("cannot read '{}': read error", path);
+  struct stat st {};
+  const char* kind = nullptr;
+  if (::fstat(fd, &st) != 0) kind = "cannot be examined";
+  else if (S_ISFIFO(st.st_mode)) kind = "is a FIFO, not a regular file";
+  else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) kind = "is a device, not a regular file";
+  else if (S_ISSOCK(st.st_mode)) kind = "is a socket, not a regular file";
+  else if (!S_ISREG(st.st_mode)) kind = "is not a regular file";
+  if (kind) {
+    ::close(fd);
+    *error = fmt::format("cannot read '{}': it {}", path, kind);
     return false;
   }
-  addSource(path, std::move(text).str());
+  if (static_cast<uint64_t>(st.st_size) > kMaxRuleFileBytes) {
+    ::close(fd);
+    *error = fmt::format("cannot read '{}': {} bytes is larger than the {} MiB limit for rule files", path,
+                         static_cast<uint64_t>(st.st_size), kMaxRuleFileBytes >> 20);
+    return false;
+  }
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = fmt::format("cannot read '{}': {}", path, std::strerror(errno));
+      ::close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > kMaxRuleFileBytes) {
+      ::close(fd);
+      *error = fmt::format("cannot read '{}': it grew past the {} MiB limit for rule files while being read", path,
+                           kMaxRuleFileBytes >> 20);
+      return false;
+    }
+  }
+  ::close(fd);
+  addSource(path, std::move(text));
   return true;
 }
 

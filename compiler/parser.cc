@@ -156,6 +156,9 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
   std::vector<uint32_t>& errorOffsets_;
 };
 
+// How deep a parse tree may be (operator chains make deep trees): docs/diagnostics.md, A008.
+constexpr size_t kMaxTreeDepth = 1000;
+
 // Depth of a parse tree, iteratively: hostile input must not overflow the stack here either.
 size_t treeDepth(antlr4::tree::ParseTree* root, size_t limit) {
   std::vector<std::pair<antlr4::tree::ParseTree*, size_t>> stack{{root, 1}};
@@ -204,6 +207,10 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
   };
   size_t depth = 0, prefixRun = 0;
   size_t prev = 0, prev2 = 0;  // the previous two default-channel token types
+  // Binary operators chained at each open bracket level since the last clause boundary: a
+  // chain longer than the parse tree may be deep (kMaxTreeDepth) is refused here, before the
+  // parser builds a tree for it (a 10 MB `or` chain took 1.5 GB to reach the tree check).
+  std::vector<size_t> chain{0};
   for (size_t i = 0; i < tokens.size(); ++i) {
     Token* t = tokens[i];
     size_t type = t->getType();
@@ -280,9 +287,36 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
     if (type == AttrLexer::NOT || (type == AttrLexer::MINUS && !operandBefore)) {
       ++prefixRun;
     } else {
-      if (type == AttrLexer::LPAREN || type == AttrLexer::LBRACK || type == AttrLexer::LBRACE) ++depth;
-      else if ((type == AttrLexer::RPAREN || type == AttrLexer::RBRACK || type == AttrLexer::RBRACE) && depth > 0) --depth;
+      if (type == AttrLexer::LPAREN || type == AttrLexer::LBRACK || type == AttrLexer::LBRACE) {
+        ++depth;
+        chain.push_back(0);
+      } else if ((type == AttrLexer::RPAREN || type == AttrLexer::RBRACK || type == AttrLexer::RBRACE) && depth > 0) {
+        --depth;
+        if (chain.size() > 1) chain.pop_back();
+      }
       if (type != AttrLexer::LPAREN) prefixRun = 0;
+    }
+    switch (type) {
+      case AttrLexer::AND: case AttrLexer::OR: case AttrLexer::PLUS: case AttrLexer::MINUS: case AttrLexer::STAR:
+      case AttrLexer::SLASH: case AttrLexer::PERCENT: case AttrLexer::EQ: case AttrLexer::NE: case AttrLexer::LT:
+      case AttrLexer::LE: case AttrLexer::GT: case AttrLexer::GE: case AttrLexer::MATCHES: case AttrLexer::NOT_MATCHES:
+        if (type != AttrLexer::MINUS || operandBefore) ++chain.back();
+        break;
+      case AttrLexer::PACKAGE: case AttrLexer::IMPORT: case AttrLexer::SYMPTOM: case AttrLexer::FILTER: case AttrLexer::RULE:
+      case AttrLexer::OUTCOME: case AttrLexer::TEST: case AttrLexer::ON: case AttrLexer::MATCH: case AttrLexer::WHEN:
+      case AttrLexer::WHERE: case AttrLexer::THEN: case AttrLexer::FOR: case AttrLexer::OVER: case AttrLexer::AS:
+      case AttrLexer::BY: case AttrLexer::PER: case AttrLexer::DROP: case AttrLexer::KEEP: case AttrLexer::EXPLAIN:
+      case AttrLexer::MARK: case AttrLexer::EXPECT: case AttrLexer::LET: case AttrLexer::COMMA:
+        chain.back() = 0;  // a new clause or argument: a new expression
+        break;
+      default:
+        break;
+    }
+    if (chain.back() > kMaxTreeDepth) {
+      sink.reportFile(DiagKind::NestingTooDeep, id,
+                      fmt::format("an expression in this file is nested or chained more than {} levels deep; "
+                                  "split it into smaller expressions", kMaxTreeDepth));
+      return false;
     }
     if (depth + prefixRun > kMaxNestingDepth) {
       sink.report(DiagKind::NestingTooDeep, r,
@@ -368,7 +402,6 @@ ParseResult parseFile(const SourceManager& sources, FileId id, DiagnosticSink& s
 
   // Long operator chains (a + a + ... ) parse iteratively but make deep trees; bound them
   // before anything walks the tree recursively.
-  constexpr size_t kMaxTreeDepth = 1000;
   if (size_t depth = treeDepth(tree, kMaxTreeDepth); depth > kMaxTreeDepth) {
     sink.reportFile(DiagKind::NestingTooDeep, id,
                     fmt::format("an expression in this file is nested or chained more than {} levels deep; "

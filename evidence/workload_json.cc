@@ -7,6 +7,7 @@
 
 #include "evidence/line_prefix.h"
 #include "ir/civil_time.h"
+#include "json/bounded_parse.h"
 
 namespace attrib::evidence {
 using nlohmann::json;
@@ -32,28 +33,48 @@ bool parseTimeValue(const json& v, int64_t* out) {
 }
 
 bool parseWorkloadJson(const std::string& text, Workload* w, std::string* error) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  json j;
+  std::string why;
+  if (!attrib::json::parse(text, &j, &why)) {
+    // Too deep is said as such; anything else that is not JSON keeps the one message.
+    *error = why.rfind("nests", 0) == 0 ? "workload.json " + why : "workload.json is not a JSON object";
+    return false;
+  }
+  return workloadFromJson(j, w, error);
+}
+
+bool workloadFromJson(const json& j, Workload* w, std::string* error) {
+  if (!j.is_object()) {
     *error = "workload.json is not a JSON object";
     return false;
   }
+  auto member = [&](const char* key) -> const json* {
+    auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+  };
   auto str = [&](const char* key, std::string* out) {
-    if (!j.contains(key) || j[key].is_null()) return true;
-    if (j[key].is_string()) { *out = j[key].get<std::string>(); return true; }
-    if (j[key].is_number_integer()) { *out = std::to_string(j[key].get<int64_t>()); return true; }
+    const json* v = member(key);
+    if (!v) return true;
+    if (v->is_string()) { *out = v->get<std::string>(); return true; }
+    if (v->is_number_integer()) { *out = v->dump(); return true; }
     *error = fmt::format("workload.json: \"{}\" must be a string", key);
     return false;
   };
   auto integer = [&](const char* key, std::optional<int64_t>* out) {
-    if (!j.contains(key) || j[key].is_null()) return true;
-    if (j[key].is_number_integer()) { *out = j[key].get<int64_t>(); return true; }
+    const json* v = member(key);
+    if (!v) return true;
+    if (v->is_number_integer() && !(v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(INT64_MAX))) {
+      *out = v->get<int64_t>();
+      return true;
+    }
     *error = fmt::format("workload.json: \"{}\" must be an integer", key);
     return false;
   };
   auto time = [&](const char* key, std::optional<int64_t>* out) {
-    if (!j.contains(key) || j[key].is_null()) return true;
+    const json* v = member(key);
+    if (!v) return true;
     int64_t t;
-    if (parseTimeValue(j[key], &t)) { *out = t; return true; }
+    if (parseTimeValue(*v, &t)) { *out = t; return true; }
     *error = fmt::format("workload.json: \"{}\" must be an RFC 3339 time such as 2026-01-01T10:00:00Z", key);
     return false;
   };
@@ -70,16 +91,16 @@ bool parseWorkloadJson(const std::string& text, Workload* w, std::string* error)
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (upper == "CANCELED") upper = "CANCELLED";
     if (!ir::stateFromName(upper, &w->state)) {
-      *error = fmt::format("workload.json: unknown state \"{}\"", state);
+      *error = fmt::format("workload.json: unknown state \"{}\"", state.substr(0, 64));
       return false;
     }
   }
-  if (j.contains("nodes")) {
-    if (!j["nodes"].is_array()) {
+  if (const json* nodes = member("nodes")) {
+    if (!nodes->is_array()) {
       *error = "workload.json: \"nodes\" must be a list of node names";
       return false;
     }
-    for (const auto& n : j["nodes"]) {
+    for (const auto& n : *nodes) {
       if (!n.is_string()) {
         *error = "workload.json: \"nodes\" must be a list of node names";
         return false;

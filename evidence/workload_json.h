@@ -12,8 +12,12 @@
 
 namespace attrib::evidence {
 
-// Parses workload.json text; on failure returns false with a one-line `error`.
+// Parses workload.json text; on failure returns false with a one-line `error`. The text is
+// parsed with json::parse's depth limit: nesting deeper than 64 levels is an error, never a
+// deep recursion.
 bool parseWorkloadJson(const std::string& text, Workload* out, std::string* error);
+// The same from a value already parsed (with json::parse; e.g. a member of a request).
+bool workloadFromJson(const nlohmann::json& value, Workload* out, std::string* error);
 
 // A time as workload.json and metrics files write it: RFC 3339 text (any form the line-prefix
 // parser reads, and nothing after it) or a number of seconds since the epoch.

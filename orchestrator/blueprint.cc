@@ -68,7 +68,9 @@ class Reader {
     return s;
   }
   // A number of seconds, or a duration with its unit: 30s, 500ms, 2m.
-  std::chrono::milliseconds seconds(const YAML::Node& n, const char* key, const std::string& where, double fallback) const {
+  // Zero is refused unless `zeroOk`: a zero timeout, budget or interval cannot work.
+  std::chrono::milliseconds seconds(const YAML::Node& n, const char* key, const std::string& where, double fallback,
+                                    bool zeroOk = false) const {
     if (!n[key]) return std::chrono::milliseconds(static_cast<int64_t>(fallback * 1000));
     std::string text = n[key].IsScalar() ? n[key].Scalar() : "";
     double scale = 1000;
@@ -82,10 +84,23 @@ class Reader {
     }
     char* end = nullptr;
     double value = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+    if (!text.empty() && *end == 0 && value < 0) {
+      fail(n[key], where, fmt::format("'{}' must be {} seconds", key, zeroOk ? "0 or more" : "more than 0"));
+    }
     if (text.empty() || *end != 0 || !(value >= 0) || value * scale > 1e12) {
       fail(n[key], where, fmt::format("'{}' must be a number of seconds (or a duration such as 30s, 500ms, 2m)", key));
     }
-    return std::chrono::milliseconds(static_cast<int64_t>(value * scale));
+    auto ms = std::chrono::milliseconds(static_cast<int64_t>(value * scale));
+    if (ms.count() <= 0 && !zeroOk) fail(n[key], where, fmt::format("'{}' must be more than 0 seconds", key));
+    return ms;
+  }
+  // A whole number of at least 1.
+  uint64_t positive(const YAML::Node& n, const char* key, const std::string& where) const {
+    std::string text = n[key].IsScalar() ? n[key].Scalar() : "";
+    char* end = nullptr;
+    unsigned long long v = text.empty() || text[0] == '-' ? 0 : std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || text[0] == '-' || *end != 0 || v < 1) fail(n[key], where, fmt::format("'{}' must be a whole number of at least 1", key));
+    return v;
   }
   void onlyKeys(const YAML::Node& n, const std::string& where, std::initializer_list<const char*> keys) const {
     if (!n.IsMap()) fail(n, where, "must be a mapping");
@@ -259,7 +274,7 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
         o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
         o.rankLabel = r.str(n, "rank_label", w, false, o.rankLabel);
         o.sourceLabel = r.str(n, "source_label", w, false, o.sourceLabel);
-        if (n["limit"]) o.limit = n["limit"].as<size_t>();
+        if (n["limit"]) o.limit = r.positive(n, "limit", w);
         o.timeout = r.seconds(n, "timeout", w, 30);
         o.budget = r.seconds(n, "budget", w, 300);
         out->sources.push_back(std::make_unique<connectors::LokiSource>(o));
@@ -271,7 +286,7 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
         o.metrics = metricNames;
         o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
         o.gpuLabel = r.str(n, "gpu_label", w, false, o.gpuLabel);
-        if (n["step"]) o.step = static_cast<int64_t>(n["step"].as<double>() * 1e9);
+        if (n["step"]) o.step = r.seconds(n, "step", w, 0).count() * 1'000'000;
         o.tenant = r.str(n, "tenant", w);
         o.bearerToken = r.secret(n, "token_file", w);
         o.timeout = r.seconds(n, "timeout", w, 30);
@@ -282,7 +297,7 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
         kube::KubeConfig k = kubeConfig(r, n, w);
         if (n["namespace"]) k.ns = r.str(n, "namespace", w);
         kube::PodLogOptions o;
-        if (n["limit_bytes"]) o.limitBytes = n["limit_bytes"].as<size_t>();
+        if (n["limit_bytes"]) o.limitBytes = r.positive(n, "limit_bytes", w);
         out->sources.push_back(std::make_unique<connectors::PodLogSource>(k, o));
       } else {
         r.fail(s, w, fmt::format("unknown source '{}' (known: files, loki, prometheus, pod_logs)", skind));
@@ -309,7 +324,14 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
       out->sinks.push_back(spec);
     }
     if (out->sinks.empty()) out->sinks.push_back({"stdout", "jsonl", ""});
-    if (root["watch"] && root["watch"]["interval"]) out->intervalSeconds = root["watch"]["interval"].as<int64_t>();
+    if (root["watch"]) {
+      r.onlyKeys(root["watch"], "watch", {"interval"});
+      if (root["watch"]["interval"]) {
+        auto interval = r.seconds(root["watch"], "interval", "watch", 60);
+        if (interval.count() < 1000) r.fail(root["watch"]["interval"], "watch", "'interval' must be at least 1 second");
+        out->intervalSeconds = interval.count() / 1000;
+      }
+    }
     // The diagnosing step: in-process unless a Service URL is given (here or in the environment).
     YAML::Node service = root["service"] ? root["service"] : YAML::Node(YAML::NodeType::Map);
     if (root["service"]) r.onlyKeys(service, "service", {"url", "token_file", "timeout", "max_body", "attempts", "max_retry_wait"});
@@ -325,7 +347,7 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
       r.fail(service["token_file"] ? service["token_file"] : service, "service", fmt::format("cannot read the token file {}", spec.tokenFile));
     }
     spec.timeout = r.seconds(service, "timeout", "service", 30);
-    spec.maxRetryWait = r.seconds(service, "max_retry_wait", "service", 30);
+    spec.maxRetryWait = r.seconds(service, "max_retry_wait", "service", 30, /*zeroOk=*/true);  // 0: retry at once
     try {
       if (service["max_body"]) spec.maxBody = service["max_body"].as<uint64_t>();
       if (service["attempts"]) spec.attempts = service["attempts"].as<int>();

@@ -181,6 +181,10 @@ class FileScan {
     finish(out);
     report.channelLines = channelLines_;
     if (lines_->empty()) report.status = ConnectorReport::Status::Empty;
+    for (const auto& n : regexLimitNotes(bundle_.program, regexLimited_)) {
+      report.status = ConnectorReport::Status::Partial;
+      report.reason += (report.reason.empty() ? "" : "; ") + n;
+    }
     return report;
   }
 
@@ -223,6 +227,8 @@ class FileScan {
     // Continuation lines (tracebacks) without a time of their own are normal; a file in which
     // no line checked had one is not.
     if (timesChecked_ > 0 && timesFound_ == 0) notes.push_back("no line had a recognisable timestamp; times are unknown");
+    for (auto& n : regexLimitNotes(bundle_.program, regexLimited_)) notes.push_back(std::move(n));
+    if (!regexLimited_.empty() && report.status == ConnectorReport::Status::Ok) report.status = ConnectorReport::Status::Partial;
     report.reason.clear();
     for (const auto& n : notes) report.reason += (report.reason.empty() ? "" : "; ") + n;
     report.elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
@@ -382,8 +388,14 @@ class FileScan {
         }
         Pending pending;
         Instance& inst = pending.inst;
-        // PCRE2 confirms the pattern on the record's messages and extracts the named captures.
-        if (!regexes_.pattern(ref.symptom, ref.pattern).match(messages, &inst.captures)) continue;
+        // PCRE2 confirms the pattern on the record's messages and extracts the named captures;
+        // a record it gave up on (catastrophic backtracking) is said in the report, never a
+        // silent non-match.
+        bool limited = false;
+        if (!regexes_.pattern(ref.symptom, ref.pattern).match(messages, &inst.captures, &limited)) {
+          if (limited) ++regexLimited_[ref.symptom];
+          continue;
+        }
         symptomsOfRecord[r].insert(ref.symptom);
         if (!haveTime) {
           timeOf(lines, record, &timed);
@@ -509,6 +521,7 @@ class FileScan {
   PrefixOptions prefix_;
   ir::Channel hint_ = ir::Channel::Application;
   std::vector<Hit> hits_, markers_;
+  RegexLimitHits regexLimited_;  // records PCRE2 gave up on, by symptom
   std::map<uint32_t, LineChannel> lineChannel_;  // the claimed lines of the current chunk
   std::array<uint64_t, ir::kChannelCount> channelLines_{};
   std::optional<int64_t> lastTime_;

@@ -44,12 +44,18 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
 
 Regex::~Regex() { pcre2_code_free(code_); }
 
-bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures) const {
+bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures, bool* limited) const {
   // Match data sized for this pattern, one per thread and pattern shape; allocated lazily.
   thread_local std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
       pcre2_match_data_create(256, nullptr), pcre2_match_data_free);
   int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, data.get(), nullptr);
-  if (rc < 0) return false;  // no match, or a matching error (treated as no match)
+  if (rc < 0) {
+    if (limited && (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+                    rc == PCRE2_ERROR_JIT_STACKLIMIT)) {
+      *limited = true;
+    }
+    return false;
+  }
   if (captures) {
     PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
     uint32_t pairs = pcre2_get_ovector_count(data.get());
@@ -59,6 +65,16 @@ bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std:
     }
   }
   return true;
+}
+
+std::vector<std::string> regexLimitNotes(const ir::Program& program, const RegexLimitHits& hits) {
+  std::vector<std::string> notes;
+  for (const auto& [symptom, lines] : hits) {
+    const std::string& name = symptom >= 0 && static_cast<size_t>(symptom) < program.symptoms.size() ? program.symptoms[symptom].name : "?";
+    notes.push_back(fmt::format("PCRE2 hit its match limit on {} line(s) for symptom {}'s pattern; they were not counted as matches",
+                                lines, name));
+  }
+  return notes;
 }
 
 bool RegexTable::build(const ir::Program& program, std::string* error) {

@@ -4,6 +4,7 @@
 // available; matching needs per-thread match data (MatchScratch).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,8 +29,12 @@ class Regex {
   ~Regex();
 
   // Whether `text` matches; when it does and `captures` is given, appends the named groups
-  // that participated in the match, in pattern order.
-  bool match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures = nullptr) const;
+  // that participated in the match, in pattern order. When PCRE2 gives up instead of deciding
+  // (its match, depth or heap limit: catastrophic backtracking), the answer is false and
+  // `limited`, when given, is set: the caller must say so, a line it did not decide is not a
+  // line that did not match.
+  bool match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures = nullptr,
+             bool* limited = nullptr) const;
 
  private:
   Regex() = default;
@@ -48,5 +53,11 @@ class RegexTable {
   std::vector<std::unique_ptr<Regex>> expressions_;
   std::vector<std::vector<std::unique_ptr<Regex>>> patterns_;
 };
+
+// Lines on which PCRE2 gave up, by symptom index.
+using RegexLimitHits = std::map<int32_t, uint64_t>;
+// One note per symptom for a connector report: "PCRE2 hit its match limit on 3 line(s) for
+// symptom gpu.x's pattern; they were not counted as matches".
+std::vector<std::string> regexLimitNotes(const ir::Program& program, const RegexLimitHits& hits);
 
 }  // namespace attrib::runtime

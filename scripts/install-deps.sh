@@ -16,6 +16,8 @@ packages=(
   libgtest-dev libgmock-dev libcpp-httplib-dev libcli11-dev libyaml-cpp-dev
   # evidence intake: tarballs (and the other archive formats libarchive reads) read in place
   libarchive-dev
+  # the Service's HTTP server (Boost.Beast and Asio, header-only)
+  libboost-dev
   # test and benchmark helpers (bench/run: GNU time for peak RSS, ripgrep as a baseline)
   python3 sqlite3 time ripgrep
   # a real single-host Slurm cluster for the connector tests (tests/slurm/cluster.sh), with

@@ -3,10 +3,16 @@
 // a session gives the verdict over everything ingested so far; POST /v1/attribute does it all in
 // one call. docs/service.md lists the routes.
 //
-// Robustness: an optional bearer token (401 without it), a body limit (413), a bound on requests
-// in flight (503 with Retry-After beyond it), bounded sessions (count, observations, bytes,
-// idle TTL), and every failure as a JSON body {"error": {"code", "message"}} naming the offending
-// field, never a stack trace or a secret.
+// Layers: httpd::Server (connections, deadlines, body limits) -> admission here, on the head
+// alone (route, 404/405, the token, the in-flight bound) -> runHandler (endpoint.h: the
+// request-parsing layer; nothing thrown escapes it) -> the route's handler -> the
+// SessionStore (session_store.h: count, size and memory bounds).
+//
+// Robustness: an optional bearer token (401, checked before any byte of the body is read), a
+// body limit for every transfer encoding (413), a bound on requests in flight (503 with
+// Retry-After; the health routes are not counted), bounded sessions (429, 413, 507), and every
+// failure as a JSON body {"error": {"code", "message"}} naming the offending field, never a
+// stack trace or a secret. Each request is one access-log line and a metric, 500s included.
 #pragma once
 
 #include <atomic>
@@ -17,30 +23,41 @@
 #include <mutex>
 #include <string>
 
+#include "httpd/router.h"
+#include "httpd/server.h"
 #include "runtime/engine.h"
-#include "wire/observations.h"
-
-namespace httplib {
-class Server;
-}
+#include "service/endpoint.h"
+#include "service/in_flight.h"
+#include "service/session_store.h"
 
 namespace attrib::service {
 
 struct ServiceOptions {
   std::string token;                   // empty: no authentication
   size_t maxBodyBytes = 64u << 20;
-  size_t maxInFlight = 16;             // requests being handled at once
-  unsigned threads = 8;
+  size_t maxInFlight = 16;             // requests being handled at once (health routes aside)
+  unsigned threads = 8;                // worker threads for handlers
+  size_t maxConnections = 1024;        // open at once (idle keep-alive ones give way to new ones)
+  std::chrono::milliseconds headerTimeout{10'000};  // a request's head, from its first byte
+  std::chrono::milliseconds bodyTimeout{60'000};    // a request's body
+  std::chrono::milliseconds idleTimeout{30'000};    // keep-alive, between requests
   size_t maxSessions = 1000;
   size_t maxObservationsPerSession = 2'000'000;  // lines plus samples
   uint64_t maxSessionFileBytes = uint64_t{1} << 30;  // bytes of log files a session holds
+  uint64_t maxSessionBytes = uint64_t{4} << 30;      // every session's evidence together (507 beyond)
   std::chrono::seconds sessionTtl{3600};          // since the session was last used
-  // One structured line per request (JSON: time, method, path, status, ms, bytes in/out, peer).
-  // Never the body, the query string or headers: they can hold evidence and secrets.
+  // One structured line per request (JSON: time, method, route, status, ms, bytes in/out, peer).
+  // Never the body, the path, the query string or headers: they can hold evidence and secrets.
   std::function<void(const std::string& line)> accessLog;
   // POST /v1/rulesets/reload loads the rules again with this (null: reloading is not offered).
   std::function<std::shared_ptr<const runtime::Engine>(std::string* error)> reload;
+  // Where sessions live (null: in memory, with the limits above).
+  std::shared_ptr<SessionStore> store;
 };
+
+// Settings that cannot work (zero or negative limits, timeouts, TTLs): the first one, named as
+// `attrib serve` spells it (e.g. "--max-in-flight must be at least 1"), or "" when all are fine.
+std::string checkOptions(const ServiceOptions& options);
 
 class Service {
  public:
@@ -53,35 +70,33 @@ class Service {
   void serve();
   void stop();
 
+  // The handler of a route, run through the parsing layer, without the network (the fuzzer and
+  // tests call it; `method` and `path` are matched as the server would).
+  httpd::Response call(const std::string& method, const std::string& target, const std::string& body);
+
  private:
-  struct Session {
-    evidence::Workload workload;
-    wire::Observations observations;
-    std::string verdict;  // the latest, as JSON; empty before the first attribution
-    std::chrono::steady_clock::time_point used;
-    uint64_t observationCount = 0;  // V1 observation ids
+  struct Route {
+    Handler handler;
+    bool authenticate = true;
+    bool counted = true;  // counts against maxInFlight
+    bool takesBody = true;  // false: any body is a 413 (limit 0)
   };
   void routes();
-  // With mu_ held: the live session `id` (expired ones are dropped first), or null.
-  Session* findSession(const std::string& id);
-  // With mu_ held: appends `parsed`, unless the session would hold more than its limit (then
-  // nothing is added and `error` says so; `what`, e.g. "a session", begins it).
-  bool addObservations(Session& session, wire::Observations& parsed, const char* what, std::string* error);
-  // Copies a session's context and evidence, to attribute them outside the lock.
-  bool snapshot(const std::string& id, evidence::Workload* workload, wire::Observations* observations);
-  template <typename Guard>
-  void v1Routes(Guard& guarded);
-  void expire();
-  std::string attribute(const evidence::Workload& workload, wire::Observations observations);
+  void v1Routes();
+  httpd::Admission admit(const httpd::Head& head);
+  void record(const httpd::Exchange& e);
+  std::string attribute(const evidence::Workload& workload, wire::Observations observations, runtime::Verdict* out = nullptr);
+  std::string metricsText();
   // The current rule set. A reload swaps it atomically; a request keeps the engine it started with.
   std::shared_ptr<const runtime::Engine> engine() const { return std::atomic_load(&engine_); }
 
   std::shared_ptr<const runtime::Engine> engine_;
   ServiceOptions options_;
-  std::unique_ptr<httplib::Server> server_;
-  std::mutex mu_;
-  std::map<std::string, Session> sessions_;
-  std::atomic<size_t> inFlight_{0};
+  std::shared_ptr<SessionStore> store_;
+  InFlight inFlight_;
+  httpd::Router<Route> router_;
+  std::string openapi_;
+  std::unique_ptr<httpd::Server> server_;
   // /metrics
   std::mutex metricsMu_;
   std::map<std::string, uint64_t> requests_;  // "route status" -> count
@@ -89,6 +104,7 @@ class Service {
   double latencySeconds_ = 0;
   uint64_t latencyCount_ = 0;
   uint64_t bytesScanned_ = 0;
+  uint64_t internalErrors_ = 0;
 };
 
 }  // namespace attrib::service

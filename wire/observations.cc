@@ -8,90 +8,80 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/civil_time.h"
+#include "json/bounded_parse.h"
+#include "json/field.h"
 
 namespace attrib::wire {
 namespace {
 
 using nlohmann::json;
 
-bool timeOf(const json& v, std::optional<int64_t>* out) {
-  if (v.is_null()) return true;
-  if (v.is_number_integer()) {
-    *out = v.get<int64_t>();
-    return true;
+using attrib::json::Field;
+using attrib::json::FieldError;
+
+// RFC 3339 text or integer nanoseconds (as a number or a string of digits).
+std::optional<int64_t> timeOf(const Field& v) {
+  if (v.isNumber()) {
+    if (!v.raw().is_number_integer()) v.fail("must be RFC 3339 or integer nanoseconds");
+    return v.integer();
   }
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    int64_t ns;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), ns);
-    if (ec == std::errc() && p == s.data() + s.size()) {
-      *out = ns;
-      return true;
-    }
-    *out = attrib::parseRfc3339(s);
-    return out->has_value();
-  }
-  return false;
+  if (!v.isString()) v.fail("must be RFC 3339 or integer nanoseconds");
+  const std::string& s = v.string();
+  int64_t ns;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), ns);
+  if (ec == std::errc() && p == s.data() + s.size()) return ns;
+  auto t = attrib::parseRfc3339(s);
+  if (!t) v.fail("must be RFC 3339 or integer nanoseconds");
+  return t;
 }
 
-std::string labelsText(const json& labels, std::vector<std::pair<std::string, std::string>>* out) {
-  std::string node;
-  if (!labels.is_object()) return node;
-  for (auto it = labels.begin(); it != labels.end(); ++it) {
-    if (!it.value().is_string()) continue;
-    out->push_back({it.key(), it.value().get<std::string>()});
-  }
-  std::sort(out->begin(), out->end());
-  return node;
+// Labels: an object of strings, sorted by name.
+std::vector<std::pair<std::string, std::string>> labelsOf(const Field& labels) {
+  std::vector<std::pair<std::string, std::string>> out;
+  labels.forEachMember([&](const std::string& k, const Field& v) { out.push_back({k, v.string()}); });
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
-void streamLine(const json& labels, int64_t t, const std::string& text, Observations* out) {
+void streamLine(const Field& labels, int64_t t, const std::string& text, Observations* out) {
   evidence::LogLine l;
   l.time = t;
   l.text = text;
   l.source = "applog";
-  if (labels.is_object()) {
-    for (auto it = labels.begin(); it != labels.end(); ++it) {
-      if (!it.value().is_string()) continue;
-      const std::string& v = it.value().get_ref<const std::string&>();
-      if (it.key() == "node" || it.key() == "host" || it.key() == "hostname") l.node = v;
-      else if (it.key() == "source") l.source = v;
-      else if (it.key() == "gpu") l.gpu = v;
-      else if (it.key() == "rank") {
+  if (labels.present()) {
+    labels.forEachMember([&](const std::string& k, const Field& value) {
+      const std::string& v = value.string();
+      if (k == "node" || k == "host" || k == "hostname") l.node = v;
+      else if (k == "source") l.source = v;
+      else if (k == "gpu") l.gpu = v;
+      else if (k == "rank") {
         int64_t r;
         auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), r);
         if (ec == std::errc() && p == v.data() + v.size()) l.rank = r;
       }
-    }
+    });
   }
   l.where.connector = "service";
-  l.where.location = labels.dump();
+  // The labels as the sender wrote them: a flat object of strings (checked above).
+  l.where.location = labels.present() ? labels.raw().dump(-1, ' ', false, json::error_handler_t::replace) : "{}";
   out->lines.push_back(std::move(l));
 }
 
-bool streams(const json& list, const std::string& where, Observations* out, std::string* error) {
-  if (!list.is_array()) {
-    *error = fmt::format("'{}' must be a list of streams", where);
-    return false;
-  }
+void streams(const Field& list, Observations* out) {
+  if (!list.isArray()) list.fail("must be a list of streams");
   for (size_t i = 0; i < list.size(); ++i) {
-    const json& s = list[i];
-    if (!s.is_object() || !s.contains("values") || !s["values"].is_array()) {
-      *error = fmt::format("{}[{}]: 'values' must be a list of [\"<ns>\", \"line\"] pairs", where, i);
-      return false;
-    }
-    const json& labels = s.contains("stream") ? s["stream"] : json::object();
-    for (size_t j = 0; j < s["values"].size(); ++j) {
-      const json& v = s["values"][j];
-      std::optional<int64_t> t;
-      if (!v.is_array() || v.size() < 2 || !v[1].is_string() || !timeOf(v[0], &t) || !t) {
-        *error = fmt::format("{}[{}].values[{}]: must be [\"<ns>\", \"line\"]", where, i, j);
-        return false;
-      }
-      streamLine(labels, *t, v[1].get<std::string>(), out);
+    Field s = list[i];
+    Field values = s["values"];
+    if (!values.isArray()) values.fail("must be a list of [\"<ns>\", \"line\"] pairs");
+    Field labels = s["stream"];
+    if (labels.present()) labels.object();
+    for (size_t j = 0; j < values.size(); ++j) {
+      Field v = values[j];
+      if (!v.isArray() || v.size() != 2 || !v[1].isString()) v.fail("must be [\"<ns>\", \"line\"]");
+      std::optional<int64_t> t = timeOf(v[0]);
+      streamLine(labels, *t, v[1].string(), out);
     }
   }
-  return true;
 }
 
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -145,92 +135,186 @@ bool unbase64(const std::string& in, std::string* out) {
 }
 
 // "where": {"connector", "location", "offset", "line"}, all optional.
-bool whereOf(const json& j, evidence::Provenance* out) {
-  if (!j.is_object()) return false;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& k = it.key();
+evidence::Provenance whereOf(const Field& j) {
+  evidence::Provenance out;
+  auto problem = [&] {
+    j.fail("must be {\"connector\", \"location\", \"offset\", \"line\"} (strings, non-negative integers)");
+  };
+  if (!j.isObject()) problem();
+  j.forEachMember([&](const std::string& k, const Field& v) {
     if (k == "connector" || k == "location") {
-      if (!it.value().is_string()) return false;
-      (k == "connector" ? out->connector : out->location) = it.value().get<std::string>();
+      if (!v.isString()) problem();
+      (k == "connector" ? out.connector : out.location) = v.string();
     } else if (k == "offset" || k == "line") {
-      if (!it.value().is_number_unsigned()) return false;
-      (k == "offset" ? out->offset : out->line) = it.value().get<uint64_t>();
+      if (!v.raw().is_number_unsigned()) problem();
+      (k == "offset" ? out.offset : out.line) = v.count();
     } else {
-      return false;
+      problem();
     }
-  }
-  return true;
+  });
+  return out;
 }
 
 json whereJson(const evidence::Provenance& w) {
   return json{{"connector", w.connector}, {"location", w.location}, {"offset", w.offset}, {"line", w.line}};
 }
 
-bool reportOf(const json& j, evidence::ConnectorReport* r, std::string* why) {
+evidence::ConnectorReport reportOf(const Field& j) {
   using Status = evidence::ConnectorReport::Status;
-  if (!j.is_object()) return *why = "'report' must be an object", false;
-  auto text = [&](const char* k, std::string* out, bool nullable) {
-    if (!j.contains(k) || (nullable && j[k].is_null())) return true;
-    if (!j[k].is_string()) return *why = fmt::format("'report.{}' must be a string", k), false;
-    *out = j[k].get<std::string>();
-    return true;
-  };
-  auto count = [&](const char* k, uint64_t* out) {
-    if (!j.contains(k)) return true;
-    if (!j[k].is_number_unsigned()) return *why = fmt::format("'report.{}' must be a non-negative integer", k), false;
-    *out = j[k].get<uint64_t>();
-    return true;
-  };
-  std::string status = "ok";
-  if (!text("connector", &r->connector, false) || !text("source", &r->source, false) || !text("status", &status, false) ||
-      !text("reason", &r->reason, true) || !count("observations", &r->observations) || !count("bytes", &r->bytes)) {
-    return false;
-  }
-  if (j.contains("elapsed_ms")) {
-    if (!j["elapsed_ms"].is_number_integer()) return *why = "'report.elapsed_ms' must be an integer", false;
-    r->elapsedMs = j["elapsed_ms"].get<int64_t>();
-  }
-  if (status == "ok") r->status = Status::Ok;
-  else if (status == "empty") r->status = Status::Empty;
-  else if (status == "partial") r->status = Status::Partial;
-  else if (status == "error") r->status = Status::Error;
-  else return *why = "'report.status' must be ok, empty, partial or error", false;
-  return true;
+  j.object();
+  evidence::ConnectorReport r;
+  r.connector = j["connector"].present() ? j["connector"].string() : "";
+  r.source = j["source"].present() ? j["source"].string() : "";
+  std::string status = j["status"].present() ? j["status"].string() : "ok";
+  r.reason = j["reason"].stringOr("");
+  r.observations = j["observations"].optionalCount().value_or(0);
+  r.bytes = j["bytes"].optionalCount().value_or(0);
+  if (j["elapsed_ms"].present()) r.elapsedMs = j["elapsed_ms"].integer();
+  if (status == "ok") r.status = Status::Ok;
+  else if (status == "empty") r.status = Status::Empty;
+  else if (status == "partial") r.status = Status::Partial;
+  else if (status == "error") r.status = Status::Error;
+  else j["status"].fail("must be ok, empty, partial or error");
+  return r;
 }
 
-bool fileSliceOf(const json& j, FileObservation* out, std::string* why) {
-  const json& f = j["file"];
-  if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || f["path"].get_ref<const std::string&>().empty()) {
-    return *why = "'file.path' (a string) is required", false;
-  }
-  evidence::LogFile& file = out->file;
-  for (auto it = f.begin(); it != f.end(); ++it) {
-    const std::string& k = it.key();
-    const json& v = it.value();
+FileObservation fileSliceOf(const Field& j) {
+  FileObservation out;
+  Field f = j["file"];
+  if (!f.isObject() || !f["path"].isString() || f["path"].string().empty()) f["path"].fail("(a string) is required");
+  evidence::LogFile& file = out.file;
+  f.forEachMember([&](const std::string& k, const Field& v) {
     if (k == "path" || k == "name" || k == "node" || k == "source") {
-      if (!v.is_string()) return *why = fmt::format("'file.{}' must be a string", k), false;
-      (k == "path" ? file.path : k == "name" ? file.name : k == "node" ? file.node : file.source) = v.get<std::string>();
+      (k == "path" ? file.path : k == "name" ? file.name : k == "node" ? file.node : file.source) = v.string();
     } else if (k == "rank" || k == "modified") {
-      if (v.is_null()) continue;
-      if (!v.is_number_integer()) return *why = fmt::format("'file.{}' must be an integer", k), false;
-      (k == "rank" ? file.rank : file.modified) = v.get<int64_t>();
+      (k == "rank" ? file.rank : file.modified) = v.optionalInteger();
     } else {
-      return *why = fmt::format("'file.{}' is not a field of a file slice", k), false;
+      v.fail("is not a field of a file slice");
+    }
+  });
+  Field offset = j["offset"];
+  if (!offset.present() || !offset.raw().is_number_unsigned()) offset.fail("(a non-negative integer) is required");
+  out.offset = offset.count();
+  std::string bytes;
+  if (j["data"].present() && (!j["data"].isString() || !unbase64(j["data"].string(), &bytes))) j["data"].fail("must be base64 text");
+  out.error = j["error"].present() ? j["error"].string() : "";
+  out.size = bytes.size();
+  out.pieces.push_back(std::make_shared<const std::string>(std::move(bytes)));
+  return out;
+}
+
+// A number as Prometheus writes sample values: decimal text, NaN, +Inf or -Inf.
+double promValue(const Field& v) {
+  const std::string& s = v.string();
+  if (s == "NaN") return std::nan("");
+  if (s == "+Inf" || s == "Inf") return INFINITY;
+  if (s == "-Inf") return -INFINITY;
+  char* end = nullptr;
+  double d = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != 0 || std::isspace(static_cast<unsigned char>(s[0]))) v.fail("must be a number as text (or NaN, +Inf, -Inf)");
+  return d;
+}
+
+// One record of the attrib format (a line, a sample, a report or a file slice), appended to `out`.
+void readRecord(const Field& j, size_t lineNo, Observations* out) {
+  if (j["report"].present()) {
+    out->reports.push_back(reportOf(j["report"]));
+    return;
+  }
+  if (j["file"].present()) {
+    out->files.push_back(fileSliceOf(j));
+    return;
+  }
+  evidence::Provenance where;
+  where.connector = "service";
+  where.line = lineNo;
+  if (j["where"].present()) where = whereOf(j["where"]);
+  std::optional<int64_t> t;
+  if (j["time"].given()) t = timeOf(j["time"]);
+  if (j["metric"].present()) {
+    evidence::MetricSample m;
+    m.name = j["metric"].string();
+    Field value = j["value"];
+    bool special = value.isString() && (value.string() == "NaN" || value.string() == "+Inf" || value.string() == "-Inf");
+    if (!(value.isNumber() || special) || !t) {
+      throw FieldError("a sample needs a numeric 'value' (or \"NaN\", \"+Inf\", \"-Inf\") and a 'time'");
+    }
+    m.value = !special ? value.number() : value.string() == "NaN" ? std::nan("") : value.string() == "+Inf" ? INFINITY : -INFINITY;
+    m.time = *t;
+    m.node = j["node"].stringOr("");
+    m.gpu = j["gpu"].stringOr("");
+    if (j["labels"].given()) m.labels = labelsOf(j["labels"]);
+    m.where = where;
+    if (!j["where"].present()) m.where.line = 0;
+    out->metrics.push_back(std::move(m));
+    return;
+  }
+  evidence::LogLine l;
+  l.text = j["text"].string();
+  l.node = j["node"].stringOr("");
+  l.source = j["source"].present() ? j["source"].string() : "applog";
+  l.gpu = j["gpu"].stringOr("");
+  l.time = t;
+  l.rank = j["rank"].present() ? std::optional<int64_t>(j["rank"].integer()) : std::nullopt;
+  l.where = where;
+  out->lines.push_back(std::move(l));
+}
+
+void prometheusMatrix(const Field& j, Observations* out) {
+  Field data = j["data"];
+  if (!data.isObject() || !data["resultType"].isString() || data["resultType"].string() != "matrix" || !data["result"].isArray()) {
+    throw FieldError("'data.resultType' must be \"matrix\" with a 'data.result' list");
+  }
+  Field result = data["result"];
+  for (size_t i = 0; i < result.size(); ++i) {
+    Field series = result[i];
+    Field labels = series["metric"];
+    evidence::MetricSample base;
+    if (!labels.isObject()) labels.fail("must be an object with '__name__'");
+    if (!labels["__name__"].given()) labels["__name__"].fail("is required");
+    base.name = labels["__name__"].string();
+    if (base.name.empty()) labels["__name__"].fail("is required");
+    base.labels = labelsOf(labels);
+    base.labels.erase(std::remove_if(base.labels.begin(), base.labels.end(), [](auto& kv) { return kv.first == "__name__"; }),
+                      base.labels.end());
+    for (const auto& [k, v] : base.labels) {
+      if (k == "Hostname" || k == "node" || k == "instance") base.node = v.substr(0, v.rfind(':') == std::string::npos ? v.size() : v.rfind(':'));
+      if (k == "gpu") base.gpu = v;
+    }
+    Field values = series["values"];
+    if (!values.isArray()) values.fail("must be a list");
+    for (size_t k = 0; k < values.size(); ++k) {
+      Field p = values[k];
+      if (!p.isArray() || p.size() != 2 || !p[0].isNumber() || !p[1].isString()) p.fail("must be [<seconds>, \"<value>\"]");
+      double seconds = p[0].number();
+      if (!std::isfinite(seconds) || std::fabs(seconds) > 9.2e9) p[0].fail("must be seconds since the epoch");
+      evidence::MetricSample s = base;
+      s.time = static_cast<int64_t>(std::llround(seconds * 1000.0)) * 1'000'000;
+      s.value = promValue(p[1]);
+      s.where.connector = "service";
+      out->metrics.push_back(std::move(s));
     }
   }
-  if (!j.contains("offset") || !j["offset"].is_number_unsigned()) return *why = "'offset' (a non-negative integer) is required", false;
-  out->offset = j["offset"].get<uint64_t>();
-  std::string bytes;
-  if (j.contains("data") && (!j["data"].is_string() || !unbase64(j["data"].get<std::string>(), &bytes))) {
-    return *why = "'data' must be base64 text", false;
+}
+
+// A whole body in one of the JSON formats (not the attrib lines).
+void documentBody(const std::string& format, const std::string& body, Observations* out) {
+  json doc;
+  std::string why;
+  if (!attrib::json::parse(body, &doc, &why)) throw FieldError("the body " + why);
+  if (!doc.is_object()) throw FieldError("the body is not a JSON object");
+  Field j(doc);
+  if (format == "raw_loki_streams") {
+    streams(j["streams"], out);
+  } else if (format == "loki_query_range") {
+    Field data = j["data"];
+    if (!data.isObject() || !data["resultType"].isString() || data["resultType"].string() != "streams") {
+      throw FieldError("'data.resultType' must be \"streams\"");
+    }
+    streams(data["result"], out);
+  } else {
+    prometheusMatrix(j, out);
   }
-  if (j.contains("error")) {
-    if (!j["error"].is_string()) return *why = "'error' must be a string", false;
-    out->error = j["error"].get<std::string>();
-  }
-  out->size = bytes.size();
-  out->pieces.push_back(std::make_shared<const std::string>(std::move(bytes)));
-  return true;
 }
 
 }  // namespace
@@ -332,149 +416,113 @@ bool parseObservations(const std::string& format, const std::string& body, Obser
     size_t start = 0, lineNo = 0;
     while (start < body.size()) {
       size_t nl = body.find('\n', start);
-      std::string text = body.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+      std::string_view text = std::string_view(body).substr(start, nl == std::string::npos ? std::string::npos : nl - start);
       start = nl == std::string::npos ? body.size() : nl + 1;
       ++lineNo;
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-      json j = json::parse(text, nullptr, false);
+      json j;
+      std::string why;
+      if (!attrib::json::parse(text, &j, &why)) {
+        *error = why.rfind("nests", 0) == 0 ? fmt::format("line {}: the record {}", lineNo, why) : fmt::format("line {}: not a JSON object", lineNo);
+        return false;
+      }
       if (!j.is_object()) {
         *error = fmt::format("line {}: not a JSON object", lineNo);
         return false;
       }
-      if (j.contains("report")) {
-        evidence::ConnectorReport r;
-        std::string why;
-        if (!reportOf(j["report"], &r, &why)) {
-          *error = fmt::format("line {}: {}", lineNo, why);
-          return false;
-        }
-        parsed.reports.push_back(std::move(r));
-        continue;
-      }
-      if (j.contains("file")) {
-        FileObservation f;
-        std::string why;
-        if (!fileSliceOf(j, &f, &why)) {
-          *error = fmt::format("line {}: {}", lineNo, why);
-          return false;
-        }
-        parsed.files.push_back(std::move(f));
-        continue;
-      }
-      evidence::Provenance where;
-      where.connector = "service";
-      where.line = lineNo;
-      if (j.contains("where")) {
-        where = {};
-        if (!whereOf(j["where"], &where)) {
-          *error = fmt::format("line {}: 'where' must be {{\"connector\", \"location\", \"offset\", \"line\"}} (strings, non-negative integers)", lineNo);
-          return false;
-        }
-      }
-      std::optional<int64_t> t;
-      if (j.contains("time") && !timeOf(j["time"], &t)) {
-        *error = fmt::format("line {}: 'time' must be RFC 3339 or integer nanoseconds", lineNo);
+      try {
+        readRecord(Field(j, "the record"), lineNo, &parsed);
+      } catch (const FieldError& e) {
+        *error = fmt::format("line {}: {}", lineNo, e.what());
         return false;
       }
-      auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
-      if (j.contains("metric")) {
-        evidence::MetricSample m;
-        m.name = str("metric");
-        const json value = j.contains("value") ? j["value"] : json();
-        bool special = value.is_string() && (value == "NaN" || value == "+Inf" || value == "-Inf");
-        if (!(value.is_number() || special) || !t) {
-          *error = fmt::format("line {}: a sample needs a numeric 'value' (or \"NaN\", \"+Inf\", \"-Inf\") and a 'time'", lineNo);
-          return false;
-        }
-        m.value = !special ? value.get<double>() : value == "NaN" ? std::nan("") : value == "+Inf" ? INFINITY : -INFINITY;
-        m.time = *t;
-        m.node = str("node");
-        m.gpu = str("gpu");
-        if (j.contains("labels")) labelsText(j["labels"], &m.labels);
-        m.where = where;
-        if (!j.contains("where")) m.where.line = 0;
-        parsed.metrics.push_back(std::move(m));
-        continue;
-      }
-      if (!j.contains("text") || !j["text"].is_string()) {
-        *error = fmt::format("line {}: 'text' (a string) is required", lineNo);
-        return false;
-      }
-      evidence::LogLine l;
-      l.text = str("text");
-      l.node = str("node");
-      l.source = j.contains("source") ? str("source") : "applog";
-      l.gpu = str("gpu");
-      l.time = t;
-      if (j.contains("rank")) {
-        if (!j["rank"].is_number_integer()) {
-          *error = fmt::format("line {}: 'rank' must be an integer", lineNo);
-          return false;
-        }
-        l.rank = j["rank"].get<int64_t>();
-      }
-      l.where = where;
-      parsed.lines.push_back(std::move(l));
+    }
+  } else if (format == "raw_loki_streams" || format == "loki_query_range" || format == "prometheus_matrix") {
+    try {
+      documentBody(format, body, &parsed);
+    } catch (const FieldError& e) {
+      *error = e.what();
+      return false;
     }
   } else {
-    json j = json::parse(body, nullptr, false);
-    if (!j.is_object()) {
-      *error = "the body is not a JSON object";
-      return false;
+    *error = fmt::format("unknown format '{}' (attrib, raw_loki_streams, loki_query_range, prometheus_matrix)", format);
+    return false;
+  }
+  return mergeObservations(out, std::move(parsed), error, /*fromStart=*/false);
+}
+
+bool parseV1Observation(const std::string& request, Observations* out, std::string* error) {
+  Observations parsed;
+  try {
+    json doc;
+    std::string why;
+    if (!attrib::json::parse(request, &doc, &why)) throw FieldError("the body " + why);
+    if (!doc.is_object()) throw FieldError("the body is not a JSON object");
+    Field root(doc);
+    if (!root["body"].isString()) throw FieldError("'body' (a JSON string) is required");
+    const std::string& inner = root["body"].string();
+    Field context = root["context"];
+    std::string format = "raw_loki_streams", source;
+    if (context.given()) {
+      context.object();
+      format = context["format"].stringOr("raw_loki_streams");
+      source = context["source"].stringOr("");
     }
-    if (format == "raw_loki_streams") {
-      if (!streams(j.value("streams", json()), "streams", &parsed, error)) return false;
-    } else if (format == "loki_query_range") {
-      if (!j.contains("data") || !j["data"].is_object() || j["data"].value("resultType", "") != "streams") {
-        *error = "'data.resultType' must be \"streams\"";
-        return false;
-      }
-      if (!streams(j["data"].value("result", json()), "data.result", &parsed, error)) return false;
-    } else if (format == "prometheus_matrix") {
-      if (!j.contains("data") || !j["data"].is_object() || j["data"].value("resultType", "") != "matrix" ||
-          !j["data"]["result"].is_array()) {
-        *error = "'data.resultType' must be \"matrix\" with a 'data.result' list";
-        return false;
-      }
-      const json& result = j["data"]["result"];
-      for (size_t i = 0; i < result.size(); ++i) {
-        const json& series = result[i];
-        const json& labels = series.contains("metric") ? series["metric"] : json::object();
-        evidence::MetricSample base;
-        base.name = labels.is_object() ? labels.value("__name__", "") : "";
-        if (base.name.empty()) {
-          *error = fmt::format("data.result[{}].metric: '__name__' is required", i);
-          return false;
-        }
-        labelsText(labels, &base.labels);
-        base.labels.erase(std::remove_if(base.labels.begin(), base.labels.end(), [](auto& kv) { return kv.first == "__name__"; }),
-                          base.labels.end());
-        for (const auto& [k, v] : base.labels) {
-          if (k == "Hostname" || k == "node" || k == "instance") base.node = v.substr(0, v.rfind(':') == std::string::npos ? v.size() : v.rfind(':'));
-          if (k == "gpu") base.gpu = v;
-        }
-        if (!series.contains("values") || !series["values"].is_array()) {
-          *error = fmt::format("data.result[{}]: 'values' must be a list", i);
-          return false;
-        }
-        for (size_t k = 0; k < series["values"].size(); ++k) {
-          const json& p = series["values"][k];
-          if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_string()) {
-            *error = fmt::format("data.result[{}].values[{}]: must be [<seconds>, \"<value>\"]", i, k);
-            return false;
-          }
-          evidence::MetricSample s = base;
-          s.time = static_cast<int64_t>(std::llround(p[0].get<double>() * 1000.0)) * 1'000'000;
-          const std::string& v = p[1].get_ref<const std::string&>();
-          s.value = v == "NaN" ? std::nan("") : v == "+Inf" ? INFINITY : v == "-Inf" ? -INFINITY : std::strtod(v.c_str(), nullptr);
-          s.where.connector = "service";
-          parsed.metrics.push_back(std::move(s));
-        }
+    if (format != "raw_loki_streams") {
+      if (!parseObservations(format == "prometheus_metrics" ? "prometheus_matrix" : format, inner, &parsed, &why)) {
+        throw FieldError("body: " + why);
       }
     } else {
-      *error = fmt::format("unknown format '{}' (attrib, raw_loki_streams, loki_query_range, prometheus_matrix)", format);
-      return false;
+      // V1's stream values carry a JSON payload {body, severity, attributes: {hostname, appname}}.
+      json streamsDoc;
+      if (!attrib::json::parse(inner, &streamsDoc, &why)) throw FieldError("body " + why);
+      Field list(streamsDoc, "body");
+      if (list.isObject() && list["streams"].present()) list = list["streams"];
+      if (!list.isArray()) throw FieldError("body: not a list of Loki streams");
+      for (size_t i = 0; i < list.size(); ++i) {
+        Field st = list[i];
+        if (!st.isObject() || !st["values"].isArray()) throw FieldError(fmt::format("body[{}]: 'values' is required", i));
+        Field labels = st["stream"];
+        std::string labelNode, labelSource;
+        if (labels.isObject()) {
+          Field host = labels["hostname"].given() ? labels["hostname"] : labels["node"];
+          labelNode = host.stringOr("");
+          labelSource = labels["source"].stringOr("");
+        }
+        Field values = st["values"];
+        for (size_t k = 0; k < values.size(); ++k) {
+          Field v = values[k];
+          if (!v.isArray() || v.size() < 2 || !v[0].isString() || !v[1].isString()) {
+            throw FieldError(fmt::format("body[{}].values: must be [\"<ns>\", \"<payload>\"]", i));
+          }
+          const std::string& ts = v[0].string();
+          int64_t t = 0;
+          auto [p, ec] = std::from_chars(ts.data(), ts.data() + ts.size(), t);
+          if (ec != std::errc() || p != ts.data() + ts.size()) throw FieldError(fmt::format("body[{}]: bad timestamp '{}'", i, ts.substr(0, 64)));
+          evidence::LogLine line;
+          line.time = t;
+          const std::string& raw = v[1].string();
+          json payloadDoc;
+          std::string ignored;
+          bool structured = attrib::json::parse(raw, &payloadDoc, &ignored) && payloadDoc.is_object() &&
+                            payloadDoc.contains("body") && payloadDoc.at("body").is_string();
+          if (structured) {
+            Field payload(payloadDoc, fmt::format("body[{}].values[{}] payload", i, k));
+            line.text = payload["body"].string();
+            if (payload["attributes"].isObject()) line.node = payload["attributes"]["hostname"].stringOr("");
+          } else {
+            line.text = raw;  // a plain line
+          }
+          if (line.node.empty()) line.node = labelNode;
+          line.source = !source.empty() ? source : labelSource.empty() ? "applog" : labelSource;
+          line.where.connector = "v1";
+          parsed.lines.push_back(std::move(line));
+        }
+      }
     }
+  } catch (const FieldError& e) {
+    *error = e.what();
+    return false;
   }
   return mergeObservations(out, std::move(parsed), error, /*fromStart=*/false);
 }

@@ -42,7 +42,16 @@ struct Observations {
   uint64_t fileBytes() const;
 };
 
+// Parses `body` in `format` and appends it to `out`; on error nothing is appended and `error`
+// names the field. JSON is read with json::parse's depth limit and every field through typed
+// accessors: no body, however hostile, throws or recurses without bound.
 bool parseObservations(const std::string& format, const std::string& body, Observations* out, std::string* error);
+
+// The V1 API's observation request, {"context": {source, format, ...}, "body": "<JSON text>"}:
+// format raw_loki_streams (the default; stream values may carry V1's payload {body, severity,
+// attributes: {hostname, appname}}), prometheus_metrics (a Prometheus matrix) or any format of
+// parseObservations. Appends to `out` like parseObservations.
+bool parseV1Observation(const std::string& request, Observations* out, std::string* error);
 
 // Appends `from` to `into`: a file slice must continue its file (its offset = the bytes of it
 // received so far); with `fromStart`, a file new to `into` must begin at byte 0 (else `into`

@@ -105,6 +105,23 @@ TEST_F(Orchestrator, WrongBlueprintsAreOneLineErrorsWithTheirPlace) {
             "context.slurm: completion_log (no slurmdbd) works with mode sacct only, not sacct-json"},
            {"context:\n  slurm:\n    slurmrestd: {socket: /s}\n",
             "context.slurm: 'slurmrestd' is only read in mode slurmrestd (mode is sacct)"},
+           // Zero or negative intervals, timeouts and limits cannot work: each names its setting.
+           {"context:\n  static:\n    workload: w.json\nwatch: {interval: -5}\n",
+            "blueprint.yaml:4: watch: 'interval' must be more than 0 seconds"},
+           {"context:\n  static:\n    workload: w.json\nwatch: {interval: 0}\n", "blueprint.yaml:4: watch: 'interval' must be more than 0 seconds"},
+           {"context:\n  static:\n    workload: w.json\nwatch: {interval: 500ms}\n", "watch: 'interval' must be at least 1 second"},
+           {"context:\n  static:\n    workload: w.json\nwatch: {every: 5}\n", "watch: unknown key 'every'"},
+           {"context:\n  slurm:\n    timeout: 0\n", "context.slurm: 'timeout' must be more than 0 seconds"},
+           {"context:\n  static:\n    workload: w.json\nsources:\n  - loki: {url: 'http://127.0.0.1:1', limit: 0}\n",
+            "sources[0].loki: 'limit' must be a whole number of at least 1"},
+           {"context:\n  static:\n    workload: w.json\nsources:\n  - loki: {url: 'http://127.0.0.1:1', limit: -3}\n",
+            "sources[0].loki: 'limit' must be a whole number of at least 1"},
+           {"context:\n  static:\n    workload: w.json\nsources:\n  - loki: {url: 'http://127.0.0.1:1', budget: 0}\n",
+            "sources[0].loki: 'budget' must be more than 0 seconds"},
+           {"context:\n  static:\n    workload: w.json\nsources:\n  - prometheus: {url: 'http://127.0.0.1:1', step: -15}\n",
+            "sources[0].prometheus: 'step' must be more than 0 seconds"},
+           {"context:\n  static:\n    workload: w.json\nsources:\n  - pod_logs: {server: 'https://127.0.0.1:1', limit_bytes: 0}\n",
+            "sources[0].pod_logs: 'limit_bytes' must be a whole number of at least 1"},
        }) {
     fs::path bp = dir_.write("blueprint.yaml", c.text);
     CliResult r = runAttrib({"run", "--config", bp.string()}, dir_.path());
@@ -124,6 +141,11 @@ TEST_F(Orchestrator, WrongBlueprintsAreOneLineErrorsWithTheirPlace) {
   CliResult watch = runAttrib({"run", "--config", blueprint("", "  - stdout: {}\n").string(), "--watch"}, dir_.path());
   EXPECT_EQ(watch.exit, 2);
   EXPECT_NE(watch.err.find("--watch needs a sqlite sink"), std::string::npos) << watch.err;
+  for (const char* interval : {"-3", "0"}) {
+    CliResult r = runAttrib({"run", "--config", blueprint().string(), "--watch", "--interval", interval}, dir_.path());
+    EXPECT_EQ(r.exit, 2) << interval;
+    EXPECT_EQ(r.err, fmt::format("attrib: error: --interval must be at least 1 second (0 only with --max-cycles), not {}\n", interval));
+  }
   CliResult since = runAttrib({"run", "--config", blueprint().string(), "--since", "yesterday"}, dir_.path());
   EXPECT_EQ(since.exit, 2);
   EXPECT_NE(since.err.find("'yesterday' is not an RFC 3339 time"), std::string::npos) << since.err;

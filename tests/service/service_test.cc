@@ -13,42 +13,15 @@
 #include <thread>
 
 #include "tests/runtime/engine_util.h"
+#include "tests/service/running.h"
 
 namespace attrib::service {
 namespace {
 
 using nlohmann::json;
 using attrib::testing::stdlibEngine;
+using testing::Running;
 
-
-class Running {
- public:
-  explicit Running(ServiceOptions options = {}) : service_(stdlibEngine(), options) {
-    std::string error;
-    port_ = service_.bind("127.0.0.1", 0, &error);
-    EXPECT_GT(port_, 0) << error;
-    thread_ = std::thread([this] { service_.serve(); });
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
-    client_->set_connection_timeout(5);
-    client_->set_read_timeout(30);
-    for (int i = 0; i < 200; ++i) {
-      if (auto r = client_->Get("/healthz"); r && r->status == 200) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~Running() {
-    service_.stop();
-    thread_.join();
-  }
-  httplib::Client& client() { return *client_; }
-  int port() const { return port_; }
-
- private:
-  Service service_;
-  int port_ = 0;
-  std::thread thread_;
-  std::unique_ptr<httplib::Client> client_;
-};
 
 const char* kWorkload = R"({"id": "slurm/77", "scheduler": "slurm", "state": "FAILED", "exit_code": 1,
   "start": "2026-11-29T10:00:00Z", "end": "2026-11-29T11:00:00Z", "nodes": ["gpu-01", "gpu-02", "gpu-07"]})";
@@ -374,6 +347,165 @@ TEST(Service, RulesetsAndMetrics) {
   EXPECT_NE(m->body.find("attrib_requests_total{route=\"/v1/attribute\",status=\"200\"} 1"), std::string::npos) << m->body;
   EXPECT_NE(m->body.find("attrib_verdicts_total{family=\"accelerator-gpu\"} 1"), std::string::npos) << m->body;
   EXPECT_NE(m->body.find("attrib_sessions 0"), std::string::npos) << m->body;
+}
+
+}  // namespace
+}  // namespace attrib::service
+
+namespace attrib::service {
+namespace {
+
+using nlohmann::json;
+using testing::Running;
+
+// The parsing layer: whatever a handler throws, an answer comes out and nothing escapes.
+TEST(ParsingLayer, NoHandlerExceptionEscapesIt) {
+  httpd::Request request;
+  std::vector<std::string> params;
+  Call call{request, params};
+  std::vector<std::string> internal;
+  auto onInternal = [&](const std::string& type) { internal.push_back(type); };
+  struct Case {
+    std::function<void()> thrower;
+    int status;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {[] { throw attrib::json::FieldError("'x' must be a string"); }, 400, "'x' must be a string"},
+           {[] { throw Failure(404, "no such session"); }, 404, "no such session"},
+           {[] { (void)nlohmann::json(5).get<std::string>(); }, 500, "internal error"},
+           {[] { throw std::bad_alloc(); }, 500, "internal error"},
+           {[] { throw 42; }, 500, "internal error"},
+           {[] { throw std::runtime_error("secret /var/log/gpu-07"); }, 500, "internal error"},
+       }) {
+    httpd::Response r;
+    EXPECT_NO_THROW(r = runHandler([&](const Call&) -> httpd::Response { c.thrower(); return {}; }, call, onInternal));
+    EXPECT_EQ(r.status, c.status);
+    json body = json::parse(r.body);
+    EXPECT_EQ(body["error"]["message"], c.message);
+    EXPECT_EQ(body["error"]["code"], errorCode(c.status));
+  }
+  EXPECT_EQ(internal.size(), 4u) << "every 500 is reported, 4xx are not";
+  // A report hook that throws itself loses the report, not the answer.
+  httpd::Response r = runHandler([](const Call&) -> httpd::Response { throw 1; }, call, [](const std::string&) { throw 2; });
+  EXPECT_EQ(r.status, 500);
+}
+
+// A handler that throws inside the Service (here the reload hook, 20 times with one slot in
+// flight): each is a logged and counted 500, the slot comes back every time, the rest goes on.
+TEST(ParsingLayer, AThrowingHandlerIsALoggedCountedFiveHundredAndFreesItsSlot) {
+  ServiceOptions o;
+  o.maxInFlight = 1;
+  o.reload = [](std::string*) -> std::shared_ptr<const runtime::Engine> { throw std::runtime_error("boom"); };
+  std::mutex mu;
+  std::vector<std::string> lines;
+  o.accessLog = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    lines.push_back(line);
+  };
+  Running s(o);
+  for (int i = 0; i < 20; ++i) {
+    auto r = s.client().Post("/v1/rulesets/reload", "", "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 500);
+    EXPECT_EQ(json::parse(r->body)["error"]["message"], "internal error");
+  }
+  EXPECT_EQ(s.client().Get("/v1/rulesets")->status, 200) << "the in-flight slot was given back each time";
+  EXPECT_EQ(s.client().Get("/healthz")->status, 200);
+  auto m = s.client().Get("/metrics");
+  EXPECT_NE(m->body.find("attrib_internal_errors_total 20\n"), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("attrib_requests_total{route=\"/v1/rulesets/reload\",status=\"500\"} 20"), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("attrib_in_flight 1\n"), std::string::npos) << "only /metrics itself: " << m->body;
+  std::lock_guard<std::mutex> lock(mu);
+  size_t logged = 0;
+  for (const auto& l : lines) logged += l.find("\"status\":500") != std::string::npos;
+  EXPECT_EQ(logged, 20u);
+  for (const auto& l : lines) EXPECT_EQ(l.find("boom"), std::string::npos) << l;
+}
+
+TEST(Service, SessionIdsAre128RandomBits) {
+  ServiceOptions o;
+  o.maxSessions = 2000;
+  Running s(o);
+  std::set<std::string> ids;
+  for (int i = 0; i < 300; ++i) {
+    std::string id = json::parse(s.client().Post("/v1/sessions", "{}", "application/json")->body)["id"];
+    ASSERT_EQ(id.size(), 32u);
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+    ids.insert(id);
+  }
+  EXPECT_EQ(ids.size(), 300u);
+  // No structure between consecutive ids: about half of the 128 bits differ (never few).
+  std::vector<std::string> v(ids.begin(), ids.end());
+  for (size_t i = 1; i < v.size(); ++i) {
+    int differ = 0;
+    for (size_t k = 0; k < 32; ++k) {
+      int a = std::stoi(v[i].substr(k, 1), nullptr, 16), b = std::stoi(v[i - 1].substr(k, 1), nullptr, 16);
+      differ += __builtin_popcount(static_cast<unsigned>(a ^ b));
+    }
+    EXPECT_GT(differ, 24) << v[i - 1] << " " << v[i];
+  }
+}
+
+// The V1 attribution says what the one-call verdict says: symptom, outcome, family, confidence.
+TEST(Service, TheV1AttributionCarriesTheVerdictsOutcomeAndFamily) {
+  Running s;
+  const std::string xid = "Nov 29 10:42:00 gpu-07 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.";
+  json workload = {{"id", "slurm/79"}, {"state", "FAILED"}, {"start", "2026-11-29T10:00:00Z"}, {"end", "2026-11-29T11:00:00Z"}, {"nodes", {"gpu-07"}}};
+  json line = {{"node", "gpu-07"}, {"source", "syslog"}, {"time", "2026-11-29T10:42:00Z"}, {"text", xid}};
+  json oneCall = {{"workload", workload}, {"observations", {{{"format", "attrib"}, {"data", line.dump()}}}}};
+  json verdict = json::parse(s.client().Post("/v1/attribute", oneCall.dump(), "application/json")->body);
+  ASSERT_EQ(verdict["root_cause"]["symptom"], "gpu.xid.xid79") << verdict.dump();
+
+  json v1 = {{"workload", {{"id", "slurm/79"}, {"status", "FAILED"}, {"job_start_time", "2026-11-29T10:00:00Z"},
+                           {"job_end_time", "2026-11-29T11:00:00Z"}, {"nodes", {"gpu-07"}}}}};
+  std::string id = json::parse(s.client().Post("/latest/attributor", v1.dump(), "application/json")->body)["attributor_id"];
+  json streams = json::array({{{"stream", {{"hostname", "gpu-07"}}}, {"values", json::array({json::array({"1795948920000000000", xid})})}}});
+  json observation = {{"context", {{"source", "syslog"}, {"format", "raw_loki_streams"}}}, {"body", streams.dump()}};
+  ASSERT_EQ(s.client().Post("/latest/attributor/" + id + "/observation", observation.dump(), "application/json")->status, 200);
+  json attribution = json::parse(s.client().Get(("/latest/attributor/" + id + "/attribution").c_str())->body);
+  ASSERT_EQ(attribution["attributions"].size(), 1u) << attribution.dump();
+  json item = attribution["attributions"][0];
+  EXPECT_EQ(item["node"], verdict["root_cause"]["node"]);
+  ASSERT_FALSE(item["attributions"].empty());
+  json reason = item["attributions"][0];
+  EXPECT_EQ(reason["symptom"], verdict["root_cause"]["symptom"]);
+  EXPECT_EQ(reason["outcome"], verdict["outcome"][0]["name"]);
+  EXPECT_EQ(reason["family"], verdict["outcome"][0]["family"]);
+  EXPECT_EQ(reason["family"], "accelerator-gpu");
+  EXPECT_EQ(reason["confidence"], verdict["confidence"]);
+}
+
+// Every session's evidence together stays under --max-session-bytes: past it a 507, with
+// nothing kept, and the Service goes on.
+TEST(Service, TheSessionsMemoryBudgetIsA507WhenFull) {
+  ServiceOptions o;
+  o.maxSessionBytes = 256 << 10;
+  Running s(o);
+  std::string id = json::parse(s.client().Post("/v1/sessions", "{}", "application/json")->body)["id"];
+  std::string lines;
+  for (int i = 0; i < 200; ++i) lines += json{{"node", "gpu-07"}, {"text", std::string(200, 'x') + std::to_string(i)}}.dump() + "\n";
+  int accepted = 0, full = 0;
+  std::string message;
+  for (int i = 0; i < 40 && full == 0; ++i) {
+    auto r = s.client().Post("/v1/sessions/" + id + "/observations", lines, "application/x-ndjson");
+    if (r->status == 200) ++accepted;
+    if (r->status == 507) {
+      ++full;
+      message = json::parse(r->body)["error"]["message"];
+      EXPECT_EQ(json::parse(r->body)["error"]["code"], "insufficient_storage");
+    }
+  }
+  EXPECT_GT(accepted, 0);
+  ASSERT_EQ(full, 1) << "the budget was never reached";
+  EXPECT_NE(message.find("262144 bytes"), std::string::npos) << message;
+  json counts = json::parse(s.client().Get(("/v1/sessions/" + id).c_str())->body);
+  EXPECT_EQ(counts["lines"], accepted * 200) << "the refused body was not kept in part";
+  auto more = s.client().Post("/v1/sessions", "{}", "application/json");
+  EXPECT_TRUE(more->status == 201 || more->status == 507);
+  EXPECT_EQ(s.client().Get("/healthz")->status, 200);
+  auto m = s.client().Get("/metrics");
+  EXPECT_NE(m->body.find("attrib_session_bytes "), std::string::npos);
 }
 
 }  // namespace

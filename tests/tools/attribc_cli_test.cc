@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -107,6 +108,31 @@ TEST_F(AttribcCli, CheckCleanFileExitsZero) {
   EXPECT_EQ(r.exit, 0);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "attribc: 1 file checked, no problems found\n");
+}
+
+// Only regular files are rule files: a FIFO would block the read forever, a link to /dev/zero
+// would read without end, a huge file would be read whole. Each is refused before it is read.
+TEST_F(AttribcCli, FifosDevicesAndHugeFilesAreRefusedWithAReason) {
+  fs::path fifo = dir_ / "fifo.attr";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::path zero = dir_ / "zero.attr";
+  fs::create_symlink("/dev/zero", zero);
+  fs::path huge = dir_ / "huge.attr";
+  std::ofstream(huge).close();
+  fs::resize_file(huge, (64u << 20) + 1);  // sparse: no disk is used
+  struct Case {
+    fs::path path;
+    std::string reason;
+  };
+  for (const Case& c : std::vector<Case>{{fifo, "it is a FIFO, not a regular file"},
+                                         {zero, "it is a device, not a regular file"},
+                                         {huge, "67108865 bytes is larger than the 64 MiB limit for rule files"}}) {
+    auto started = std::chrono::steady_clock::now();
+    Outcome r = run({"check", c.path.string()});
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20)) << c.path;
+    EXPECT_NE(r.exit, 0) << c.path;
+    EXPECT_NE(r.err.find("cannot read '" + c.path.string() + "': " + c.reason), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(AttribcCli, CheckErrorsExitOneWithTextOnStderr) {

@@ -5,14 +5,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <mutex>
 #include <thread>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "attrib_version.h"
@@ -151,7 +154,7 @@ struct RunCommandOptions {
   std::string config;
   bool watch = false;
   std::string since, until;
-  int64_t interval = -1;  // -1: the blueprint's
+  std::optional<int64_t> interval;  // unset: the blueprint's
   int maxCycles = 0;
   bool noJit = false;
   std::string jitCache = attrib::jit::defaultCacheDir();
@@ -189,7 +192,7 @@ int runBlueprintCommand(const RunCommandOptions& options) {
     printError(error);
     return kExitError;
   }
-  if (options.interval >= 0) blueprint.intervalSeconds = options.interval;
+  if (options.interval) blueprint.intervalSeconds = *options.interval;
   std::vector<std::unique_ptr<attrib::sinks::Sink>> sinks;
   attrib::sinks::SqliteSink* state = nullptr;
   for (const auto& spec : blueprint.sinks) {
@@ -247,15 +250,39 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
   std::string tokenFile;
   std::string rules;
-  size_t maxBody = 64u << 20;
-  size_t maxInFlight = 16;
-  int64_t sessionTtl = 3600;
+  // Signed, so that a negative value is refused by name instead of wrapping around.
+  int64_t maxBody = 64 << 20;
+  int64_t maxInFlight = 16;
+  int64_t threads = 8;
+  int64_t maxConnections = 1024;
+  int64_t maxSessions = 1000;
+  int64_t maxSessionBytes = int64_t{4} << 30;
+  double sessionTtl = 3600, headerTimeout = 10, bodyTimeout = 60, idleTimeout = 30;
   bool noJit = false;
 };
 
 
 int runServe(const ServeOptions& options) {
   std::string error;
+  attrib::service::ServiceOptions serviceOptions;
+  auto count = [](int64_t v) { return v < 1 ? 0 : static_cast<size_t>(v); };
+  auto millis = [](double seconds) {
+    return std::chrono::milliseconds(seconds > 0 && seconds < 1e9 ? std::max<int64_t>(1, std::llround(seconds * 1000)) : 0);
+  };
+  serviceOptions.maxBodyBytes = count(options.maxBody);
+  serviceOptions.maxInFlight = count(options.maxInFlight);
+  serviceOptions.threads = static_cast<unsigned>(std::min<int64_t>(std::max<int64_t>(options.threads, 0), 1024));
+  serviceOptions.maxConnections = count(options.maxConnections);
+  serviceOptions.maxSessions = count(options.maxSessions);
+  serviceOptions.maxSessionBytes = count(options.maxSessionBytes);
+  serviceOptions.headerTimeout = millis(options.headerTimeout);
+  serviceOptions.bodyTimeout = millis(options.bodyTimeout);
+  serviceOptions.idleTimeout = millis(options.idleTimeout);
+  serviceOptions.sessionTtl = std::chrono::seconds(options.sessionTtl >= 1 && options.sessionTtl < 1e9 ? std::llround(options.sessionTtl) : 0);
+  if (std::string bad = attrib::service::checkOptions(serviceOptions); !bad.empty()) {
+    printError(bad);
+    return kExitUsage;
+  }
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = attrib::jit::defaultCacheDir();
@@ -264,10 +291,6 @@ int runServe(const ServeOptions& options) {
     printError(error);
     return kExitError;
   }
-  attrib::service::ServiceOptions serviceOptions;
-  serviceOptions.maxBodyBytes = options.maxBody;
-  serviceOptions.maxInFlight = options.maxInFlight;
-  serviceOptions.sessionTtl = std::chrono::seconds(options.sessionTtl);
   static std::mutex logMu;
   serviceOptions.accessLog = [](const std::string& line) {
     std::lock_guard<std::mutex> lock(logMu);
@@ -361,7 +384,8 @@ int main(int argc, char** argv) {
   runCmd->add_flag("--watch", runOptions.watch, "Keep polling; never attribute a workload twice (needs a sqlite sink)");
   runCmd->add_option("--since", runOptions.since, "Only workloads that ended at or after this time (RFC 3339)");
   runCmd->add_option("--until", runOptions.until, "Only workloads that ended before this time (RFC 3339)");
-  runCmd->add_option("--interval", runOptions.interval, "Seconds between polls in --watch mode (default: the blueprint's, or 60)");
+  runCmd->add_option("--interval", runOptions.interval,
+                     "Seconds between polls in --watch mode (default: the blueprint's, or 60; 0 only with --max-cycles)");
   runCmd->add_option("--max-cycles", runOptions.maxCycles, "Stop --watch after this many polls");
   runCmd->add_flag("--no-jit", runOptions.noJit, "Evaluate predicates with the interpreter");
   runCmd->add_option("--jit-cache", runOptions.jitCache, "Directory for compiled predicates");
@@ -371,14 +395,32 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--listen", serve.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
   serveCmd->add_option("--token-file", serve.tokenFile, "Require this bearer token (read from the file)");
   serveCmd->add_option("--rules", serve.rules, "A bundle or .attr files (default: the stdlib)");
-  serveCmd->add_option("--max-body", serve.maxBody, "Largest request body, in bytes")->capture_default_str();
+  serveCmd->add_option("--max-body", serve.maxBody, "Largest request body, in bytes (413 beyond)")->capture_default_str();
   serveCmd->add_option("--max-in-flight", serve.maxInFlight, "Requests handled at once; more get 503")->capture_default_str();
+  serveCmd->add_option("--threads", serve.threads, "Worker threads for requests")->capture_default_str();
+  serveCmd->add_option("--max-connections", serve.maxConnections, "Connections open at once (idle ones give way)")
+      ->capture_default_str();
+  serveCmd->add_option("--header-timeout", serve.headerTimeout, "Seconds for a request's head, from its first byte (408 beyond)")
+      ->capture_default_str();
+  serveCmd->add_option("--body-timeout", serve.bodyTimeout, "Seconds for a request's body (408 beyond)")->capture_default_str();
+  serveCmd->add_option("--idle-timeout", serve.idleTimeout, "Seconds a keep-alive connection waits for its next request")
+      ->capture_default_str();
+  serveCmd->add_option("--max-sessions", serve.maxSessions, "Sessions at once (429 beyond)")->capture_default_str();
+  serveCmd->add_option("--max-session-bytes", serve.maxSessionBytes, "Bytes all sessions' evidence may take (507 beyond)")
+      ->capture_default_str();
   serveCmd->add_option("--session-ttl", serve.sessionTtl, "Seconds an idle session lives")->capture_default_str();
   serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
 
   if (auto status = attrib::tools::parseCommandLine(app, argc, argv)) return *status;
   if (*diagnoseCmd) return runDiagnose(diagnose);
   if (*serveCmd) return runServe(serve);
-  if (*runCmd) return runBlueprintCommand(runOptions);
+  if (*runCmd) {
+    // A zero interval polls without pause: only for a bounded number of cycles (tests do).
+    if (runOptions.interval && (*runOptions.interval < 0 || (*runOptions.interval == 0 && runOptions.maxCycles <= 0))) {
+      printError(fmt::format("--interval must be at least 1 second (0 only with --max-cycles), not {}", *runOptions.interval));
+      return kExitUsage;
+    }
+    return runBlueprintCommand(runOptions);
+  }
   return kExitUsage;
 }
