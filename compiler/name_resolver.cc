@@ -95,7 +95,7 @@ std::vector<std::string> NameResolver::symptomNamesVisible() const {
   std::string own = module_->packageName();
   for (auto& [q, info] : index_.symptoms) {
     out.push_back(q);
-    if (info.module->packageName() == own) out.push_back(info.decl->name.text);
+    if (info.package == own) out.push_back(info.decl->name.text);
   }
   return out;
 }
@@ -184,7 +184,7 @@ std::optional<std::vector<std::string>> NameResolver::expand(const ast::Selector
     return std::nullopt;
   }
   for (auto& [q, info] : index_.symptoms) {
-    std::string pkg = info.module->packageName();
+    const std::string& pkg = info.package;
     if (std::any_of(roots.begin(), roots.end(), [&](auto& r) { return under(pkg, r); })) {
       out.push_back(q);
       used_.insert(q);
