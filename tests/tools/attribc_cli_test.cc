@@ -88,9 +88,10 @@ TEST_F(AttribcCli, VersionAndHelp) {
 }
 
 TEST_F(AttribcCli, UsageErrorsExitTwo) {
-  Outcome bad = run({"check"});
+  // Without paths, check works on the stdlib; without the stdlib too, there is nothing to check.
+  Outcome bad = run({"check", "--no-stdlib"});
   EXPECT_EQ(bad.exit, 2);
-  EXPECT_NE(bad.err.find("attribc: error:"), std::string::npos);
+  EXPECT_EQ(bad.err, "attribc: error: no rules to work on: give rule files or directories, or leave out --no-stdlib\n");
   Outcome unknownCmd = run({"frobnicate"});
   EXPECT_EQ(unknownCmd.exit, 2);
   Outcome badFormat = run({"check", "--format", "xml", write("a.attr", kClean).string()});
@@ -106,7 +107,12 @@ TEST_F(AttribcCli, CheckCleanFileExitsZero) {
   Outcome r = run({"check", write("a.attr", kClean).string()});
   EXPECT_EQ(r.exit, 0);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "attribc: 1 file checked, no problems found\n");
+  EXPECT_EQ(r.err, "attribc: 1 file checked against the stdlib, no problems found\n");
+  Outcome alone = run({"check", "--no-stdlib", write("a.attr", kClean).string()});
+  EXPECT_EQ(alone.err, "attribc: 1 file checked, no problems found\n");
+  Outcome stdlib = run({"check"});
+  EXPECT_EQ(stdlib.exit, 0) << stdlib.err;
+  EXPECT_NE(stdlib.err.find("attribc: the stdlib's "), std::string::npos) << stdlib.err;
 }
 
 TEST_F(AttribcCli, CheckErrorsExitOneWithTextOnStderr) {
@@ -255,11 +261,11 @@ symptom boom "boom" {
 )";
   const std::string workload = "  workload {\n    state FAILED\n    nodes [n1]\n    start 2026-01-01T10:00:00Z\n  }\n"
                                "  log n1 applog rank 3 at 10:10:00 \"[rank3]: boom happened\"\n";
-  Outcome good = run({"test", write("good.attr", rules + "test \"t\" {\n" + workload +
+  Outcome good = run({"test", "--no-stdlib", write("good.attr", rules + "test \"t\" {\n" + workload +
                                                      "  expect root boom on n1 rank 3\n}\n").string()});
   EXPECT_EQ(good.exit, 0) << good.out << good.err;
   EXPECT_NE(good.out.find("1 passed, 0 failed"), std::string::npos) << good.out;
-  Outcome wrong = run({"test", write("wrong.attr", rules + "test \"t\" {\n" + workload +
+  Outcome wrong = run({"test", "--no-stdlib", write("wrong.attr", rules + "test \"t\" {\n" + workload +
                                                        "  expect root boom rank 4\n}\n").string()});
   EXPECT_EQ(wrong.exit, 1);
   EXPECT_NE(wrong.out.find("expected root r.boom rank 4, got r.boom on n1 rank 3"), std::string::npos) << wrong.out;
