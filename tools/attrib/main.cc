@@ -38,7 +38,7 @@ void printError(const std::string& message) { fmt::print(stderr, "attrib: error:
 
 struct DiagnoseOptions {
   std::string dir;
-  std::string rules;
+  std::vector<std::string> rules;
   std::string format = "json";
   bool noJit = false;
   std::string jitCache = attrib::jit::defaultCacheDir();
@@ -86,7 +86,8 @@ int runDiagnose(const DiagnoseOptions& options) {
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = options.noJitCache ? "" : options.jitCache;
-  auto engine = attrib::tools::loadRuleSet(options.rules, ruleSet, &error);
+  ruleSet.rulesCacheDir = attrib::tools::defaultRulesCacheDir();
+  auto engine = attrib::tools::loadRuleSet(attrib::tools::rulePaths(options.rules), ruleSet, &error);
   if (!engine) {
     printError(error);
     return kExitError;
@@ -129,15 +130,17 @@ void onSignal(int) { gStop = true; }
 
 int runBlueprintCommand(const RunCommandOptions& options) {
   namespace orch = attrib::orchestrator;
-  std::string error, rulesPath;
-  if (!orch::blueprintRules(options.config, &rulesPath, &error)) {
+  std::string error;
+  std::vector<std::string> rulePaths;
+  if (!orch::blueprintRules(options.config, &rulePaths, &error)) {
     printError(error);
     return kExitError;
   }
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = options.jitCache;
-  auto engine = attrib::tools::loadRuleSet(rulesPath, ruleSet, &error);
+  ruleSet.rulesCacheDir = attrib::tools::defaultRulesCacheDir();
+  auto engine = attrib::tools::loadRuleSet(rulePaths, ruleSet, &error);
   if (!engine) {
     printError(error);
     return kExitError;
@@ -213,7 +216,7 @@ int runBlueprintCommand(const RunCommandOptions& options) {
 struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
   std::string tokenFile;
-  std::string rules;
+  std::vector<std::string> rules;
   size_t maxBody = 64u << 20;
   size_t maxInFlight = 16;
   int64_t sessionTtl = 3600;
@@ -226,7 +229,9 @@ int runServe(const ServeOptions& options) {
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = attrib::jit::defaultCacheDir();
-  auto engine = attrib::tools::loadRuleSet(options.rules, ruleSet, &error);
+  ruleSet.rulesCacheDir = attrib::tools::defaultRulesCacheDir();
+  std::vector<std::string> rulePaths = attrib::tools::rulePaths(options.rules);
+  auto engine = attrib::tools::loadRuleSet(rulePaths, ruleSet, &error);
   if (!engine) {
     printError(error);
     return kExitError;
@@ -240,7 +245,7 @@ int runServe(const ServeOptions& options) {
     std::lock_guard<std::mutex> lock(logMu);
     fmt::print(stderr, "{}\n", line);
   };
-  serviceOptions.reload = [options, ruleSet](std::string* why) { return attrib::tools::loadRuleSet(options.rules, ruleSet, why); };
+  serviceOptions.reload = [rulePaths, ruleSet](std::string* why) { return attrib::tools::loadRuleSet(rulePaths, ruleSet, why); };
   if (!options.tokenFile.empty()) {
     std::FILE* f = std::fopen(options.tokenFile.c_str(), "r");
     if (!f) {
@@ -302,7 +307,9 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_option("workload", diagnose.dir, "Directory with workload.json, logs/<node>/<source>.log, metrics/")
       ->required();
   diagnoseCmd->add_option("--rules", diagnose.rules,
-                          "Rules: a bundle from 'attribc build', or .attr files/directories (default: the stdlib)");
+                          "Rules: a bundle from 'attribc build', or .attr files/directories layered on the stdlib, "
+                          "repeatable (default: $ATTRIB_RULES, else the stdlib)")
+      ->allow_extra_args(false);
   diagnoseCmd->add_option("--format", diagnose.format, "json (the verdict) or text (a short summary)")
       ->check(CLI::IsMember({"json", "text"}));
   diagnoseCmd->add_flag("--no-jit", diagnose.noJit,
@@ -332,7 +339,10 @@ int main(int argc, char** argv) {
   CLI::App* serveCmd = app.add_subcommand("serve", "Serve attribution over HTTP (docs/service.md)");
   serveCmd->add_option("--listen", serve.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
   serveCmd->add_option("--token-file", serve.tokenFile, "Require this bearer token (read from the file)");
-  serveCmd->add_option("--rules", serve.rules, "A bundle or .attr files (default: the stdlib)");
+  serveCmd->add_option("--rules", serve.rules,
+                       "A bundle, or .attr rule sets layered on the stdlib, repeatable (default: $ATTRIB_RULES, else "
+                       "the stdlib)")
+      ->allow_extra_args(false);
   serveCmd->add_option("--max-body", serve.maxBody, "Largest request body, in bytes")->capture_default_str();
   serveCmd->add_option("--max-in-flight", serve.maxInFlight, "Requests handled at once; more get 503")->capture_default_str();
   serveCmd->add_option("--session-ttl", serve.sessionTtl, "Seconds an idle session lives")->capture_default_str();
