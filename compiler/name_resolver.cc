@@ -76,10 +76,10 @@ NameResolver::Lookup NameResolver::lookup(const ast::QualifiedName& name) {
     std::string pkg = imp.import->package.str();
     for (size_t i = 1; i + 1 < name.parts.size(); ++i) pkg += "." + name.parts[i].text;
     std::string q = pkg + "." + last;
-    if (exists(q)) {
-      imp.used = true;
-      return {q, true, pkg};
-    }
+    // Written through the alias, the import is used, even when the name is misspelt (which is
+    // reported as unknown; "unused import" on top would send the author the wrong way).
+    imp.used = true;
+    if (exists(q)) return {q, true, pkg};
   }
   std::string prefix;
   for (size_t i = 0; i + 1 < name.parts.size(); ++i) prefix += (i ? "." : "") + name.parts[i].text;

@@ -71,7 +71,13 @@ struct StdlibOptions {
   bool list = false;      // `attribc stdlib list`
 };
 
+struct LspOptions {
+  bool noStdlib = false;
+  std::string stdlibDir;  // where the stdlib is written for definitions; empty: the cache default
+};
+
 int runCheck(const CheckOptions& options);
+int runLsp(const LspOptions& options);
 int runStdlib(const StdlibOptions& options);
 int runExplain(const ExplainOptions& options);
 int runDoc(const DocOptions& options);

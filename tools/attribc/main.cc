@@ -96,6 +96,13 @@ int main(int argc, char** argv) {
   CLI::App* stdlibExport = stdlibCmd->add_subcommand("export", "Write the stdlib's sources below DIR");
   stdlibExport->add_option("dir", stdlib.exportDir, "The directory to write to (created if needed)")->required();
 
+  attrib::tools::LspOptions lsp;
+  CLI::App* lspCmd = app.add_subcommand("lsp", "Serve the Language Server Protocol on stdin/stdout, for editors (editors/vscode)");
+  lspCmd->add_flag("--no-stdlib", lsp.noStdlib, "Check the workspace's rules alone, without the embedded stdlib");
+  lspCmd->add_option("--stdlib-dir", lsp.stdlibDir,
+                     "Where the stdlib's files are written so that definitions in them open (default: "
+                     "$XDG_CACHE_HOME/attrib/stdlib-HASH)");
+
   CLI::App* helpCmd = app.add_subcommand("help", "Show this help, or a command's help: attribc help COMMAND");
   std::string helpTopic;
   helpCmd->add_option("command", helpTopic, "The command to explain");
@@ -108,6 +115,7 @@ int main(int argc, char** argv) {
   if (*testCmd) return attrib::tools::runTest(test);
   if (*docCmd) return attrib::tools::runDoc(doc);
   if (*explainCmd) return attrib::tools::runExplain(explain);
+  if (*lspCmd) return attrib::tools::runLsp(lsp);
   if (*stdlibCmd) {
     stdlib.list = stdlibList->parsed();
     return attrib::tools::runStdlib(stdlib);
@@ -117,7 +125,7 @@ int main(int argc, char** argv) {
     try {
       sub = app.get_subcommand(helpTopic);
     } catch (const CLI::OptionNotFound&) {
-      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, doc, explain, stdlib, help", helpTopic));
+      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, doc, explain, stdlib, lsp, help", helpTopic));
       return attrib::tools::kExitUsage;
     }
     fmt::print("{}", sub->help());
