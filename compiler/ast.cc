@@ -39,6 +39,16 @@ const char* spelling(BinaryOp op) {
   return "?";
 }
 
+const char* kindName(DisableDecl::Kind kind) {
+  switch (kind) {
+    case DisableDecl::Kind::Symptom: return "symptom";
+    case DisableDecl::Kind::Filter: return "filter";
+    case DisableDecl::Kind::Rule: return "rule";
+    case DisableDecl::Kind::Outcome: return "outcome";
+  }
+  return "?";
+}
+
 std::string qualify(const std::string& package, const std::string& name) {
   return package.empty() ? name : package + "." + name;
 }

@@ -146,6 +146,15 @@ struct Property {
 
 // ---- declarations
 
+// `override KIND NAME { ... }`: the declaration replaces NAME, a declaration of the same kind in
+// a lower layer (docs/language.md, "Layers"). It keeps NAME's qualified name and its place in
+// the order of declarations; its body is read in the scope of the file it is written in.
+struct OverrideOf {
+  QualifiedName target;    // as written: gpu.xid.gpu_lost, or xid.gpu_lost through an alias
+  SourceRange keyword;     // `override`; invalid when the keyword was left out (reported)
+  std::string qualified;   // filled by the checker: what it replaces; empty when unresolved
+};
+
 struct StreamSpec {
   // Ranks and Nodes are derived: `on ranks` makes one candidate instance per rank of the
   // workload. Unknown is any other bare word after `on` (the checker reports it).
@@ -160,7 +169,8 @@ struct StreamSpec {
 
 struct SymptomDecl {
   bool broken = false;  // held a syntax error: its name is declared, its body is not checked
-  Ident name;
+  Ident name;           // for an override, the last part of the target
+  std::optional<OverrideOf> overrides;
   std::optional<std::string> title;
   SourceRange titleRange;
   std::vector<StreamSpec> streams;  // one expected; more is diagnosed
@@ -193,7 +203,8 @@ struct FilterStmt {
 
 struct FilterDecl {
   bool broken = false;  // held a syntax error: its name is declared, its body is not checked
-  Ident name;
+  Ident name;           // for an override, the last part of the target
+  std::optional<OverrideOf> overrides;
   std::optional<std::string> title;
   std::vector<FilterStmt> statements;
   std::vector<Property> properties;
@@ -217,7 +228,8 @@ struct RuleAction {
 
 struct RuleDecl {
   bool broken = false;  // held a syntax error: its name is declared, its body is not checked
-  Ident name;
+  Ident name;           // for an override, the last part of the target
+  std::optional<OverrideOf> overrides;
   std::optional<std::string> title;
   std::vector<Binding> bindings;
   std::vector<SourceRange> whenRanges;  // one per `when` clause (more than one is diagnosed)
@@ -230,7 +242,8 @@ struct RuleDecl {
 
 struct OutcomeDecl {
   bool broken = false;  // held a syntax error: its name is declared, its body is not checked
-  Ident name;
+  Ident name;           // for an override, the last part of the target
+  std::optional<OverrideOf> overrides;
   std::optional<std::string> title;
   ExprPtr when;
   std::vector<SourceRange> whenRanges;
@@ -292,7 +305,22 @@ struct TestDecl {
   SourceRange range;
 };
 
-using Declaration = std::variant<SymptomDecl, FilterDecl, RuleDecl, OutcomeDecl, TestDecl>;
+// `disable rule gpu.xid.r ["why"]`: a lower layer's declaration no longer takes part. A
+// disabled symptom stays declared (rules and tests that name it still check) but never
+// produces an instance; a disabled filter, rule or outcome is left out of the program.
+struct DisableDecl {
+  enum class Kind { Symptom, Filter, Rule, Outcome };
+  bool broken = false;
+  Kind kind = Kind::Rule;
+  QualifiedName target;
+  std::optional<std::string> reason;
+  SourceRange range;
+  std::string qualified;  // filled by the checker: what it disables; empty when unresolved
+};
+
+const char* kindName(DisableDecl::Kind kind);  // "symptom", "filter", "rule", "outcome"
+
+using Declaration = std::variant<SymptomDecl, FilterDecl, RuleDecl, OutcomeDecl, TestDecl, DisableDecl>;
 
 struct Import {
   QualifiedName package;
@@ -303,6 +331,7 @@ struct Import {
 // One parsed file.
 struct Module {
   FileId file = kNoFile;
+  size_t layer = 0;  // the rule-set layer of the file (Compilation::beginLayer)
   std::optional<QualifiedName> package;  // absent: the root package ""
   std::vector<Import> imports;
   std::vector<Declaration> declarations;  // in source order

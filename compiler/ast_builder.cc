@@ -49,6 +49,7 @@ class AstBuilder {
       else if (auto* r = decl->ruleDecl()) buildInto(module.get(), rule(r));
       else if (auto* o = decl->outcomeDecl()) buildInto(module.get(), outcome(o));
       else if (auto* t = decl->testDecl()) buildInto(module.get(), test(t));
+      else if (auto* x = decl->disableDecl()) buildInto(module.get(), disable(x));
     }
     return module;
   }
@@ -177,8 +178,11 @@ class AstBuilder {
     if (spaced) {
       std::string joined;
       for (char c : v.text) if (c != ' ' && c != '\t') joined += c;
+      // Safe to join when only blanks separate the parts (no comment or line break between).
+      bool blanksOnly = v.text.find_first_of("\n\r/") == std::string::npos;
       sink_.report(DiagKind::SpacedWord, v.range,
-                   fmt::format("'{}' must be written without spaces (as '{}')", v.text, joined));
+                   fmt::format("'{}' must be written without spaces (as '{}')", v.text, joined))
+          .fix(v.range, joined, blanksOnly);
       v.text = joined;
     }
     return v;
@@ -269,8 +273,10 @@ class AstBuilder {
     if (!present(n)) return re;
     re.range = range(n);
     std::string t = textOf(n);
-    size_t close = regexClosingSlash(t);
-    if (close == std::string::npos) close = t.size();  // reported by the lexical pass
+    // The last candidate: a token the lexical pass joined after an unescaped '/' (A012) holds
+    // more than one, and the pattern runs to the intended end.
+    std::vector<size_t> slashes = regexSlashes(t);
+    size_t close = slashes.empty() ? t.size() : slashes.back();  // none: reported by the lexical pass
     re.pattern = t.substr(1, close - 1);
     re.flags = close < t.size() ? t.substr(close + 1) : "";
     re.patternRange = {id_, re.range.begin + 1, re.range.begin + static_cast<uint32_t>(close)};
@@ -561,9 +567,29 @@ class AstBuilder {
   }
 
   // What every named declaration starts with: name, optional title, range, block layout.
+  // `override KIND a.b.c`, or a dotted name without `override` (reported, then read as the
+  // override it can only mean, so the rest of the declaration is checked as intended).
   template <typename Decl, typename Ctx, typename Items>
   void declaration(Decl& d, Ctx* ctx, const Items& items, SourceRange* titleRange = nullptr) {
-    d.name = ident(ctx->ident());
+    ast::QualifiedName name = qualifiedName(ctx->declName()->qualifiedName());
+    if (!name.parts.empty()) d.name = name.parts.back();
+    if (ctx->OVERRIDE() || name.parts.size() > 1) {
+      ast::OverrideOf o;
+      o.target = name;
+      if (ctx->OVERRIDE()) {
+        o.keyword = range(ctx->OVERRIDE());
+      } else {
+        SourceRange keyword = range(ctx->getStart());
+        std::string kind(textOf(keyword));
+        sink_
+            .report(DiagKind::QualifiedDeclaration, name.range,
+                    fmt::format("{} {} is named with one name, not '{}'; to replace the {} '{}' of a lower layer "
+                                "write 'override {} {}'",
+                                kind == "outcome" ? "an" : "a", kind, name.str(), kind, name.str(), kind, name.str()))
+            .fix({id_, keyword.begin, keyword.begin}, "override ", false);
+      }
+      d.overrides = std::move(o);
+    }
     d.title = title(ctx->STRING(), titleRange);
     d.range = range(ctx);
     d.broken = containsSyntaxError(ctx);
@@ -584,7 +610,7 @@ class AstBuilder {
   }
 
   std::optional<ast::SymptomDecl> symptom(AttrParser::SymptomDeclContext* ctx) {
-    if (!ctx->ident()) return std::nullopt;
+    if (!ctx->declName() || !ctx->declName()->qualifiedName()) return std::nullopt;
     ast::SymptomDecl d;
     declaration(d, ctx, ctx->symptomItem(), &d.titleRange);
     for (auto* item : ctx->symptomItem()) {
@@ -652,7 +678,7 @@ class AstBuilder {
   }
 
   std::optional<ast::FilterDecl> filter(AttrParser::FilterDeclContext* ctx) {
-    if (!ctx->ident()) return std::nullopt;
+    if (!ctx->declName() || !ctx->declName()->qualifiedName()) return std::nullopt;
     ast::FilterDecl d;
     declaration(d, ctx, ctx->filterItem());
     for (auto* item : ctx->filterItem()) {
@@ -682,7 +708,7 @@ class AstBuilder {
   }
 
   std::optional<ast::RuleDecl> rule(AttrParser::RuleDeclContext* ctx) {
-    if (!ctx->ident()) return std::nullopt;
+    if (!ctx->declName() || !ctx->declName()->qualifiedName()) return std::nullopt;
     ast::RuleDecl d;
     declaration(d, ctx, ctx->ruleItem());
     for (auto* item : ctx->ruleItem()) {
@@ -722,7 +748,7 @@ class AstBuilder {
   }
 
   std::optional<ast::OutcomeDecl> outcome(AttrParser::OutcomeDeclContext* ctx) {
-    if (!ctx->ident()) return std::nullopt;
+    if (!ctx->declName() || !ctx->declName()->qualifiedName()) return std::nullopt;
     ast::OutcomeDecl d;
     declaration(d, ctx, ctx->outcomeItem());
     for (auto* item : ctx->outcomeItem()) {
@@ -776,6 +802,22 @@ class AstBuilder {
       out.push_back(std::move(attr));
     }
     return out;
+  }
+
+  std::optional<ast::DisableDecl> disable(AttrParser::DisableDeclContext* ctx) {
+    if (!ctx->qualifiedName() || !ctx->declKind) return std::nullopt;
+    ast::DisableDecl d;
+    switch (ctx->declKind->getType()) {
+      case AttrLexer::SYMPTOM: d.kind = ast::DisableDecl::Kind::Symptom; break;
+      case AttrLexer::FILTER: d.kind = ast::DisableDecl::Kind::Filter; break;
+      case AttrLexer::OUTCOME: d.kind = ast::DisableDecl::Kind::Outcome; break;
+      default: d.kind = ast::DisableDecl::Kind::Rule; break;
+    }
+    d.target = qualifiedName(ctx->qualifiedName());
+    if (ctx->STRING()) d.reason = string(ctx->STRING());
+    d.range = range(ctx);
+    d.broken = containsSyntaxError(ctx);
+    return d;
   }
 
   std::optional<ast::TestDecl> test(AttrParser::TestDeclContext* ctx) {

@@ -26,14 +26,24 @@ unsigned scanFlags(const std::string& flags) {
 
 namespace {
 
+// The digest names what decides verdicts, and nothing else: the text of every file that takes
+// part, layer by layer, in the order lowering reads them (which decides precedence). Paths do
+// not enter it, so the same rules give the same digest wherever they were built from.
 std::string rulesDigest(const Compilation& c) {
-  std::vector<const SourceFile*> files;
-  for (size_t i = 0; i < c.sources().size(); ++i) files.push_back(&c.sources().file(static_cast<FileId>(i)));
-  std::sort(files.begin(), files.end(), [](auto* a, auto* b) { return a->path() < b->path(); });
+  std::vector<std::vector<std::string_view>> layers;
+  size_t current = SIZE_MAX;
+  for (const ast::Module* m : c.declarationOrder()) {
+    if (m->layer != current) {
+      layers.emplace_back();
+      current = m->layer;
+    }
+    layers.back().push_back(c.sources().file(m->file).text());
+  }
   ir::Writer w;
-  for (const auto* f : files) {
-    w.bytes(f->path());
-    w.bytes(f->text());
+  w.varint(layers.size());
+  for (const auto& texts : layers) {
+    w.varint(texts.size());
+    for (auto text : texts) w.bytes(text);
   }
   return sha256(w.str());
 }

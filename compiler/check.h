@@ -25,21 +25,45 @@ namespace attrib {
 enum class SymptomRole { Cause, Consequence, Context };
 
 struct SymptomInfo {
-  const ast::SymptomDecl* decl = nullptr;
-  const ast::Module* module = nullptr;
+  const ast::SymptomDecl* decl = nullptr;  // the declaration in effect (an override, if any)
+  const ast::Module* module = nullptr;     // the file of `decl`
   std::string qualifiedName;
+  std::string package;                     // of the name (an override keeps the original's)
   SymptomRole role = SymptomRole::Cause;
   std::set<std::string> captures;  // union over the symptom's match patterns
 };
 
-// The symbol table of a checked program: qualified name -> declaration.
+// An `override` or `disable` that took effect: what changed the declarations of a lower layer.
+struct LayerChange {
+  std::string name;   // qualified name of what it changes
+  std::string kind;   // symptom, filter, rule, outcome
+  bool disable = false;
+  FileId file = kNoFile;
+  SourceRange range;  // the override's name, or the whole disable
+  size_t layer = 0;
+};
+
+// The symbol table of a checked program: qualified name -> the declaration in effect, after
+// the overrides of higher layers.
 struct ProgramIndex {
   std::map<std::string, SymptomInfo> symptoms;
   std::map<std::string, const ast::OutcomeDecl*> outcomes;
   std::map<std::string, const ast::RuleDecl*> rules;
   std::map<std::string, const ast::FilterDecl*> filters;
   std::set<std::string> packages;
+  // Where each name's declaration in effect is (its file): definitions, documentation.
+  std::map<std::string, FileId> files;
+  // Names a `disable` took out: a symptom that never fires, a filter, rule or outcome left out.
+  std::set<std::string> disabled;
+  // Declarations an override replaced (the original, or a lower layer's override): they are
+  // neither checked nor lowered; the override stands in the original's place.
+  std::set<const void*> replaced;
+  std::vector<LayerChange> changes;  // in layer order
 };
+
+// The qualified name a declaration defines (an override's resolved target), or "" for tests,
+// disables and overrides that did not resolve.
+std::string declaredName(const ast::Module& module, const ast::Declaration& decl);
 
 // Checks `modules` (owned by the caller, annotated in place) and returns their index.
 ProgramIndex checkProgram(const std::vector<ast::Module*>& modules, const SourceManager& sources,

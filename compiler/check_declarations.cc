@@ -156,6 +156,18 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
   specs.push_back({"message", PropertySpec::Shape::String});
   auto seen = checkProperties(s.properties, specs, owner);
   titleConflict(s.title, seen, s.name);
+  // `blame none` reads as "nothing to drain", but it also makes the symptom context, which is
+  // never a root cause: say so where it happens, unless the role is given.
+  if (auto blame = seen.find("blame"); blame != seen.end() && !seen.count("role") && !blame->second->values.empty() &&
+                                       blame->second->values[0].kind == ast::PropertyValue::Kind::None) {
+    const ast::Property& p = *blame->second;
+    sink_
+        .report(DiagKind::ImplicitContext, p.range,
+                fmt::format("'blame none' makes symptom '{}' a context symptom, which is never the root cause; if it "
+                            "can be one, add 'role cause' (it then blames nothing); if not, add 'role context'",
+                            s.name.text))
+        .fix({p.range.file, p.range.end, p.range.end}, "  role cause", false);
+  }
   if (!seen.count("family") && !misspelled("family", s.properties)) {
     sink_.report(DiagKind::MissingProperty, s.name.range,
                  fmt::format("symptom '{}' has no 'family'; every symptom names its failure family "
@@ -225,7 +237,7 @@ void Checker::checkDecl(ast::SymptomDecl& s) {
     warnShadowedCaptures(re);
   }
 
-  std::string self = ast::qualify(names_.module().packageName(), s.name.text);
+  std::string self = selfName(s);
   Scope scope;
   scope.kind = derived ? Scope::Kind::Derived : Scope::Kind::SymptomClause;
   scope.stream = stream.kind;

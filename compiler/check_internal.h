@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "compiler/ast.h"
@@ -104,6 +105,8 @@ class ExprChecker {
 
  private:
   Type mismatch(const Expr& e, std::string message);
+  // The diagnostic mismatch() reported last (a scratch one when it was suppressed).
+  Diagnostic& lastDiagnostic() { return *last_; }
   static bool truthy(const Type& t) { return t.is(TypeKind::Bool) || t.is(TypeKind::SymptomSet); }
   // A value string() can print and a let can hold.
   static bool scalar(const Type& t) {
@@ -141,6 +144,7 @@ class ExprChecker {
   const ProgramIndex& index_;
   DiagnosticSink& sink_;
   std::set<std::string>* usedAliases_ = nullptr;
+  Diagnostic* last_ = nullptr;
 };
 
 // Checks every declaration of a compilation: declarations and imports first (check.cc), then
@@ -153,8 +157,43 @@ class Checker {
   ProgramIndex run(const std::vector<ast::Module*>& modules);
 
  private:
+  // An override or disable, waiting for every name to be declared.
+  struct PendingChange {
+    ast::Module* module;
+    ast::Declaration* decl;
+  };
+  template <typename D>
+  static bool changesLowerLayer(const D& d) {
+    if constexpr (std::is_same_v<D, ast::DisableDecl>) return true;
+    else if constexpr (std::is_same_v<D, ast::TestDecl>) return false;
+    else return d.overrides.has_value();
+  }
+  template <typename D>
+  static ast::OverrideOf* overrideOf(D& d) {
+    if constexpr (std::is_same_v<D, ast::DisableDecl> || std::is_same_v<D, ast::TestDecl>) return nullptr;
+    else return d.overrides ? &*d.overrides : nullptr;
+  }
+  // Not checked: replaced by a higher layer's override, or an override of nothing (reported).
+  template <typename D>
+  bool skipped(D& d) const {
+    if (index_.replaced.count(&d)) return true;
+    const ast::OverrideOf* o = overrideOf(d);
+    return o && o->qualified.empty();
+  }
+
   void declareName(const std::string& qualified, const ast::Ident& name);
   void declare(ast::Module& m);
+  SymptomInfo symptomInfo(const ast::SymptomDecl& s, const ast::Module& m, const std::string& q,
+                          const std::string& package);
+  // "symptom", "filter", "rule", "outcome" for a declared name, else "".
+  std::string kindOfName(const std::string& q) const;
+  void resolveChanges(const std::vector<ast::Module*>& modules);
+  void replaceWith(const std::string& q, ast::SymptomDecl& s, const ast::Module& m);
+  void replaceWith(const std::string& q, ast::FilterDecl& f, const ast::Module& m);
+  void replaceWith(const std::string& q, ast::RuleDecl& r, const ast::Module& m);
+  void replaceWith(const std::string& q, ast::OutcomeDecl& o, const ast::Module& m);
+  void replaceWith(const std::string&, ast::TestDecl&, const ast::Module&) {}
+  void replaceWith(const std::string&, ast::DisableDecl&, const ast::Module&) {}
   static SymptomRole roleOf(const ast::SymptomDecl& s);
   void warnUnusedSymptoms();
 
@@ -197,6 +236,13 @@ class Checker {
 
   void checkDecl(ast::TestDecl& t);
   void checkExpectation(ast::Expectation& e);
+  void checkDecl(ast::DisableDecl&) {}  // resolved with the overrides (resolveChanges)
+  // The qualified name a declaration of the current module defines.
+  template <typename D>
+  std::string selfName(const D& d) const {
+    const ast::OverrideOf* o = overrideOf(const_cast<D&>(d));
+    return o ? o->qualified : ast::qualify(names_.module().packageName(), d.name.text);
+  }
 
   const SourceManager& sources_;
   DiagnosticSink& sink_;
@@ -204,6 +250,9 @@ class Checker {
   NameResolver names_{index_, sink_};
   ExprChecker exprs_{names_, index_, sink_};
   std::map<std::string, SourceRange> firstDefinition_;
+  std::map<std::string, const ast::Module*> modules_;  // the module of each name's first declaration
+  std::map<std::string, SourceRange> originals_;       // and the place of its name
+  std::vector<PendingChange> changes_;
   std::map<std::string, const ast::RuleDecl*> ruleKeys_;
   std::map<std::string, const ast::OutcomeDecl*> outcomeKeys_;
 };

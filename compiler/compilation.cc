@@ -9,6 +9,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 
 namespace attrib {
 
@@ -93,18 +97,88 @@ bool Compilation::addFile(const std::string& path, std::string* error) {
   return true;
 }
 
+size_t Compilation::beginLayer(std::string name) {
+  layers_.push_back(std::move(name));
+  return layers_.size() - 1;
+}
+
 FileId Compilation::addSource(std::string path, std::string text) {
+  if (layers_.empty()) layers_.emplace_back();
+  layerOfFile_.push_back(layers_.size() - 1);
   return sources_.add(std::move(path), std::move(text));
 }
 
 void Compilation::check() {
   for (FileId id = static_cast<FileId>(parsed_.size()); id < sources_.size(); ++id) {
     parsed_.push_back(parseFile(sources_, id, diagnostics_));
+    parsed_.back().module->layer = layerOf(id);
   }
+  replacePackages();
   std::vector<ast::Module*> modules;
-  for (auto& p : parsed_) modules.push_back(p.module.get());
+  for (auto& p : parsed_) {
+    if (isActive(p.module->file)) modules.push_back(p.module.get());
+  }
   index_ = checkProgram(modules, sources_, diagnostics_);
   diagnostics_.sort();
+}
+
+void Compilation::replacePackages() {
+  active_.assign(parsed_.size(), true);
+  // The highest layer declaring each package; the root package is never replaced (its names
+  // cannot be imported, so layers only add to it).
+  std::map<std::string, size_t> top;
+  for (const auto& p : parsed_) {
+    std::string pkg = p.module->packageName();
+    if (pkg.empty()) continue;
+    auto [it, inserted] = top.emplace(pkg, p.module->layer);
+    if (!inserted) it->second = std::max(it->second, p.module->layer);
+  }
+  // Per replaced package: the files that replace it and the files replaced.
+  struct Replacement {
+    std::vector<const ast::Module*> by, replaced;
+  };
+  std::map<std::string, Replacement> replacements;
+  for (const auto& p : parsed_) {
+    std::string pkg = p.module->packageName();
+    if (pkg.empty() || top.at(pkg) == 0) continue;
+    if (p.module->layer < top.at(pkg)) {
+      active_[p.module->file] = false;
+      replacements[pkg].replaced.push_back(p.module.get());
+    } else {
+      replacements[pkg].by.push_back(p.module.get());
+    }
+  }
+  auto pathOf = [&](const ast::Module* m) -> const std::string& { return sources_.file(m->file).path(); };
+  for (auto& [pkg, r] : replacements) {
+    if (r.replaced.empty()) continue;
+    // A copy of the package (`attribc stdlib export`, then `--rules` on the copy) changes nothing.
+    std::multiset<std::string_view> before, after;
+    for (const auto* m : r.replaced) before.insert(sources_.file(m->file).text());
+    for (const auto* m : r.by) after.insert(sources_.file(m->file).text());
+    if (before == after) continue;
+    auto byPath = [&](const ast::Module* a, const ast::Module* b) { return pathOf(a) < pathOf(b); };
+    const ast::Module* first = *std::min_element(r.by.begin(), r.by.end(), byPath);
+    const ast::Module* old = *std::min_element(r.replaced.begin(), r.replaced.end(), byPath);
+    std::string where = layerName(old->layer).empty() ? "a lower layer" : layerName(old->layer);
+    diagnostics_
+        .report(DiagKind::ReplacedPackage, first->package->range,
+                fmt::format("package '{}' replaces the package of that name in {}, whose declarations ({} file{}) "
+                            "are then not used; to change single declarations, 'override' them instead",
+                            pkg, where, r.replaced.size(), r.replaced.size() == 1 ? "" : "s"))
+        .note(old->package->range, "the replaced package is declared here");
+  }
+}
+
+std::vector<const ast::Module*> Compilation::declarationOrder() const {
+  std::vector<const ast::Module*> modules;
+  for (const auto& p : parsed_) {
+    if (isActive(p.module->file)) modules.push_back(p.module.get());
+  }
+  std::sort(modules.begin(), modules.end(), [&](const ast::Module* a, const ast::Module* b) {
+    if (a->layer != b->layer) return a->layer > b->layer;
+    return sources_.file(a->file).path() < sources_.file(b->file).path();
+  });
+  return modules;
 }
 
 }  // namespace attrib

@@ -45,7 +45,7 @@ Diagnostic& DiagnosticSink::add(DiagKind kind, FileId file, SourceRange range, s
   Severity severity = k.severity;
   if (severity == Severity::Warning) {
     if (std::find(disabled_.begin(), disabled_.end(), kind) != disabled_.end()) {
-      scratch_ = Diagnostic{kind, Severity::Note, {}, kNoFile, {}, {}};
+      scratch_ = Diagnostic{kind, Severity::Note, {}, kNoFile, {}, {}, {}};
       return scratch_;
     }
     if (warningsAsErrors_) severity = Severity::Error;
@@ -55,17 +55,17 @@ Diagnostic& DiagnosticSink::add(DiagKind kind, FileId file, SourceRange range, s
                            [&](const auto& p) { return p.first == file; });
     if (it == errorsPerFile_.end()) it = errorsPerFile_.insert(errorsPerFile_.end(), {file, 0});
     if (it->second >= maxErrorsPerFile_) {
-      scratch_ = Diagnostic{kind, Severity::Note, {}, kNoFile, {}, {}};
+      scratch_ = Diagnostic{kind, Severity::Note, {}, kNoFile, {}, {}, {}};
       return scratch_;
     }
     if (++it->second == maxErrorsPerFile_ && kind != DiagKind::TooManyErrors) {
-      diagnostics_.push_back({kind, severity, range, file, std::move(message), {}});
+      diagnostics_.push_back({kind, severity, range, file, std::move(message), {}, {}});
       diagnostics_.push_back({DiagKind::TooManyErrors, Severity::Error, range, file,
-                              "too many errors in this file; further errors are not reported", {}});
+                              "too many errors in this file; further errors are not reported", {}, {}});
       return diagnostics_[diagnostics_.size() - 2];
     }
   }
-  diagnostics_.push_back({kind, severity, range, file, std::move(message), {}});
+  diagnostics_.push_back({kind, severity, range, file, std::move(message), {}, {}});
   return diagnostics_.back();
 }
 

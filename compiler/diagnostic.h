@@ -41,6 +41,15 @@ struct DiagnosticNote {
   std::string message;
 };
 
+// A suggested edit: replace `range` with `replacement` (an empty range inserts there). A safe
+// fix-it keeps what the author evidently meant and is applied by `attribc check --fix`; the
+// others (a guessed unit, a renamed name) are only shown.
+struct FixIt {
+  SourceRange range;
+  std::string replacement;
+  bool safe = false;
+};
+
 struct Diagnostic {
   DiagKind kind;
   Severity severity;
@@ -48,9 +57,14 @@ struct Diagnostic {
   FileId file = kNoFile;  // always set when range is; set alone for whole-file problems
   std::string message;
   std::vector<DiagnosticNote> notes;
+  std::vector<FixIt> fixits;
 
   Diagnostic& note(SourceRange where, std::string text) {
     notes.push_back({where, std::move(text)});
+    return *this;
+  }
+  Diagnostic& fix(SourceRange where, std::string replacement, bool safe) {
+    fixits.push_back({where, std::move(replacement), safe});
     return *this;
   }
 };
@@ -87,7 +101,7 @@ class DiagnosticSink {
   std::vector<std::pair<FileId, size_t>> errorsPerFile_;
   bool warningsAsErrors_ = false;
   size_t maxErrorsPerFile_ = kDefaultMaxErrorsPerFile;
-  Diagnostic scratch_{DiagKind::SyntaxError, Severity::Note, {}, kNoFile, {}, {}};
+  Diagnostic scratch_{DiagKind::SyntaxError, Severity::Note, {}, kNoFile, {}, {}, {}};
 };
 
 }  // namespace attrib

@@ -134,11 +134,53 @@ ordered_json sarifLocation(const SourceManager& sources, FileId fileId, const So
   return {{"physicalLocation", physical}};
 }
 
+// Clang's layout: under the caret line, the text the fix-its on the diagnostic's own line turn
+// their span into, at its column (several fix-its show as one edited span: `s3:\/\/x`). Fix-its
+// elsewhere are in the JSON and SARIF output.
+void renderFixits(std::string& out, const Diagnostic& d, const SourceManager& sources, const TextRenderOptions& options) {
+  if (!d.range.valid() || d.fixits.empty()) return;
+  const SourceFile& file = sources.file(d.range.file);
+  uint32_t line = file.lineColumn(d.range.begin).line;
+  std::string_view text = file.line(line);
+  uint32_t lineStart = d.range.begin - (file.lineColumn(d.range.begin).column - 1);
+  std::vector<const FixIt*> fixes;
+  for (const auto& f : d.fixits) {
+    if (f.range.file == d.range.file && file.lineColumn(f.range.begin).line == line &&
+        f.range.end <= lineStart + text.size()) {
+      fixes.push_back(&f);
+    }
+  }
+  if (fixes.empty() || text.size() > 200) return;
+  std::sort(fixes.begin(), fixes.end(), [](const FixIt* a, const FixIt* b) { return a->range.begin < b->range.begin; });
+  std::string edited;
+  uint32_t at = fixes.front()->range.begin;
+  for (const FixIt* f : fixes) {
+    if (f->range.begin < at) continue;  // overlaps the previous one
+    edited += std::string(text.substr(at - lineStart, f->range.begin - at)) + f->replacement;
+    at = f->range.end;
+  }
+  size_t column = codePoints(text.substr(0, fixes.front()->range.begin - lineStart));
+  out += fmt::format("  {}{}{}{}\n", std::string(column, ' '), options.color ? "\033[0;32m" : "", edited,
+                     options.color ? "\033[0m" : "");
+}
+
+ordered_json fixitsJson(const Diagnostic& d, const SourceManager& sources) {
+  ordered_json out = ordered_json::array();
+  for (const auto& f : d.fixits) {
+    ordered_json j = locationJson(sources, f.range.file, f.range);
+    j["replacement"] = f.replacement;
+    j["safe"] = f.safe;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string renderText(const Diagnostic& d, const SourceManager& sources, const TextRenderOptions& options) {
   std::string out;
   renderOne(out, d.severity, d.message, codeSuffix(d), d.file, d.range, sources, options);
+  renderFixits(out, d, sources, options);
   for (const auto& n : d.notes) {
     if (!n.range.valid()) {
       // A note without a place (a hint, a list of valid values) reads best on its own.
@@ -167,6 +209,7 @@ std::string renderJsonLines(const std::vector<Diagnostic>& diagnostics, const So
       notes.push_back(std::move(nj));
     }
     j["notes"] = std::move(notes);
+    j["fixits"] = fixitsJson(d, sources);
     out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';
   }
@@ -205,6 +248,20 @@ std::string renderSarif(const std::vector<Diagnostic>& diagnostics, const Source
         related.push_back(std::move(loc));
       }
       r["relatedLocations"] = std::move(related);
+    }
+    if (!d.fixits.empty()) {
+      ordered_json fixes = ordered_json::array();
+      for (const auto& f : d.fixits) {
+        const SourceFile& file = sources.file(f.range.file);
+        ordered_json region = sarifRegion(file, f.range);
+        if (f.range.begin == f.range.end) region["endColumn"] = region["startColumn"];  // an insertion
+        ordered_json change = {{"artifactLocation", {{"uri", sarifUri(file.path())}}},
+                               {"replacements", ordered_json::array({{{"deletedRegion", region},
+                                                                      {"insertedContent", {{"text", f.replacement}}}}})}};
+        fixes.push_back({{"description", {{"text", f.safe ? "safe fix" : "suggested fix"}}},
+                         {"artifactChanges", ordered_json::array({std::move(change)})}});
+      }
+      r["fixes"] = std::move(fixes);
     }
     results.push_back(std::move(r));
   }

@@ -94,7 +94,7 @@ bool ExprChecker::derivedMayRead(const std::vector<std::string>& symptoms, const
 }
 
 Type ExprChecker::mismatch(const Expr& e, std::string message) {
-  sink_.report(DiagKind::TypeMismatch, e.range, std::move(message));
+  last_ = &sink_.report(DiagKind::TypeMismatch, e.range, std::move(message));
   return Type::error();
 }
 
@@ -658,8 +658,26 @@ Type ExprChecker::binaryType(Expr& e, Scope& scope) {
   Type b = typeOf(*e.operands[1], scope);
   if (a.isError() || b.isError()) return Type::error();
   const char* op = ast::spelling(e.op);
+  // `root.time + 20`, `workload.duration > 3600`: a number written where a duration belongs.
+  // Which unit was meant is a guess, so the fix-it is only shown, never applied by --fix.
+  auto unitHint = [&](Diagnostic& d) {
+    for (int i = 0; i < 2; ++i) {
+      const Type& self = i == 0 ? a : b;
+      const Type& other = i == 0 ? b : a;
+      const Expr& literal = *e.operands[i];
+      if (self.is(TypeKind::Int) && literal.kind == ExprKind::Int &&
+          (other.is(TypeKind::Time) || other.is(TypeKind::Duration))) {
+        d.message += fmt::format("; did you mean '{}m' (or '{}s')? A duration carries a unit: ms, us, s, m, h, d",
+                                 literal.text, literal.text);
+        d.fix(literal.range, literal.text + "m", false);
+        return;
+      }
+    }
+  };
   auto bad = [&] {
-    return mismatch(e, fmt::format("'{}' cannot combine {} and {}", op, a.withArticle(), b.withArticle()));
+    Type t = mismatch(e, fmt::format("'{}' cannot combine {} and {}", op, a.withArticle(), b.withArticle()));
+    unitHint(lastDiagnostic());
+    return t;
   };
   switch (e.op) {
     case BinaryOp::And:
@@ -683,7 +701,9 @@ Type ExprChecker::binaryType(Expr& e, Scope& scope) {
           (a == b && (a.is(TypeKind::Time) || a.is(TypeKind::Duration) || a.is(TypeKind::String)))) {
         return Type::of(TypeKind::Bool);
       }
-      return mismatch(e, fmt::format("cannot order {} and {} with '{}'", a.withArticle(), b.withArticle(), op));
+      mismatch(e, fmt::format("cannot order {} and {} with '{}'", a.withArticle(), b.withArticle(), op));
+      unitHint(lastDiagnostic());
+      return Type::error();
     case BinaryOp::Add:
       if (a.isNumeric() && b.isNumeric())
         return a.is(TypeKind::Float) || b.is(TypeKind::Float) ? Type::of(TypeKind::Float) : a;

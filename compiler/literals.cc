@@ -173,6 +173,19 @@ bool stringIsTerminated(std::string_view lit) {
   return backslashes % 2 == 0;
 }
 
+std::vector<size_t> regexSlashes(std::string_view lit) {
+  std::vector<size_t> out;
+  bool inClass = false;
+  for (size_t i = 1; i < lit.size(); ++i) {
+    char c = lit[i];
+    if (c == '\\') { ++i; continue; }
+    if (inClass) { if (c == ']') inClass = false; continue; }
+    if (c == '[') inClass = true;
+    else if (c == '/') out.push_back(i);
+  }
+  return out;
+}
+
 size_t regexClosingSlash(std::string_view lit) {
   bool inClass = false;
   for (size_t i = 1; i < lit.size(); ++i) {

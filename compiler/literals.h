@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attrib {
 
@@ -36,5 +37,8 @@ DecodedString decodeString(std::string_view literal);
 bool stringIsTerminated(std::string_view literal);
 // For a regex token, the offset of the closing '/' or npos when there is none.
 size_t regexClosingSlash(std::string_view literal);
+// The offsets of every '/' after the opening one that is neither escaped nor in a character
+// class: the candidates for the closing slash. A well-formed regex token has exactly one.
+std::vector<size_t> regexSlashes(std::string_view literal);
 
 }  // namespace attrib

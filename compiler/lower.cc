@@ -61,18 +61,21 @@ class Lowerer {
       ids_[q] = static_cast<int32_t>(ids_.size());
     }
     program_.symptoms.resize(ids_.size());
-    std::vector<const ast::Module*> modules;
-    for (const auto& p : c_.parsed()) modules.push_back(p.module.get());
-    std::sort(modules.begin(), modules.end(), [&](const ast::Module* a, const ast::Module* b) {
-      return c_.sources().file(a->file).path() < c_.sources().file(b->file).path();
-    });
-    for (const auto* m : modules) {
-      std::string pkg = m->packageName();
+    const ProgramIndex& index = c_.index();
+    for (const auto& [q, info] : index.symptoms) lowerSymptom(q, *info.decl, index.disabled.count(q) > 0);
+    // An override takes the place of what it replaces, so precedence stays where the lower
+    // layer put it; at its own place it adds nothing. Disabled declarations are left out.
+    for (const auto* m : c_.declarationOrder()) {
       for (const auto& decl : m->declarations) {
-        if (auto* s = std::get_if<ast::SymptomDecl>(&decl)) lowerSymptom(pkg, *s);
-        else if (auto* f = std::get_if<ast::FilterDecl>(&decl)) lowerFilter(pkg, *f);
-        else if (auto* r = std::get_if<ast::RuleDecl>(&decl)) lowerRule(pkg, *r);
-        else if (auto* o = std::get_if<ast::OutcomeDecl>(&decl)) lowerOutcome(pkg, *o);
+        std::string q = declaredName(*m, decl);
+        if (q.empty() || index.disabled.count(q)) continue;
+        if (auto* f = std::get_if<ast::FilterDecl>(&decl)) {
+          if (!f->overrides) lowerFilter(q, *index.filters.at(q));
+        } else if (auto* r = std::get_if<ast::RuleDecl>(&decl)) {
+          if (!r->overrides) lowerRule(q, *index.rules.at(q));
+        } else if (auto* o = std::get_if<ast::OutcomeDecl>(&decl)) {
+          if (!o->overrides) lowerOutcome(q, *index.outcomes.at(q));
+        }
       }
     }
     return std::move(program_);
@@ -129,8 +132,9 @@ class Lowerer {
 
   // ---- declarations
 
-  void lowerSymptom(const std::string& pkg, const ast::SymptomDecl& s) {
-    std::string q = ast::qualify(pkg, s.name.text);
+  // A disabled symptom keeps its name and metadata but never produces an instance: no patterns,
+  // and a condition that is false.
+  void lowerSymptom(const std::string& q, const ast::SymptomDecl& s, bool disabled) {
     ir::Symptom& out = program_.symptoms[ids_.at(q)];
     const SymptomInfo& info = c_.index().symptoms.at(q);
     out.name = q;
@@ -170,11 +174,17 @@ class Lowerer {
     if (const ast::Property* m = property(s.properties, "message")) out.message = m->values[0].text;
     current_ = nullptr;
     out.sustained = s.sustained.value_or(0);
+    if (disabled) {
+      out.patterns.clear();
+      out.hasWhen = true;
+      out.when = constant(ir::Value::boolean(false));
+      out.lets.clear();
+    }
   }
 
-  void lowerFilter(const std::string& pkg, const ast::FilterDecl& f) {
+  void lowerFilter(const std::string& q, const ast::FilterDecl& f) {
     ir::Filter out;
-    out.name = ast::qualify(pkg, f.name.text);
+    out.name = q;
     for (const auto& st : f.statements) {
       ir::FilterStatement s;
       s.kind = st.kind == ast::FilterStmt::Kind::Drop      ? ir::FilterStatement::Kind::Drop
@@ -193,9 +203,9 @@ class Lowerer {
     program_.filters.push_back(std::move(out));
   }
 
-  void lowerRule(const std::string& pkg, const ast::RuleDecl& r) {
+  void lowerRule(const std::string& q, const ast::RuleDecl& r) {
     ir::Rule out;
-    out.name = ast::qualify(pkg, r.name.text);
+    out.name = q;
     std::string phase = word(r.properties, "phase", "main");
     out.phase = phase == "early" ? ir::Phase::Early
                 : phase == "final" ? ir::Phase::Final
@@ -238,9 +248,9 @@ class Lowerer {
     program_.rules.push_back(std::move(out));
   }
 
-  void lowerOutcome(const std::string& pkg, const ast::OutcomeDecl& o) {
+  void lowerOutcome(const std::string& q, const ast::OutcomeDecl& o) {
     ir::Outcome out;
-    out.name = ast::qualify(pkg, o.name.text);
+    out.name = q;
     out.title = o.title ? *o.title : word(o.properties, "title", "");
     out.family = word(o.properties, "family", "unknown");
     out.actions = words(o.properties, "action");

@@ -2,8 +2,9 @@
 //
 // Runs only on a compilation without errors. Names are resolved to numbers (symptom ids in
 // qualified-name order, symptom sets, regex table, instance slots), defaults are applied
-// (severity error, blame node, derived roles), and declarations are ordered by file path and
-// position, so the same rule files give the same IR whatever order they were named in.
+// (severity error, blame node, derived roles), and declarations are ordered by layer (the
+// highest first), then file path and position (Compilation::declarationOrder), so the same rule
+// files give the same IR whatever order they were named in.
 #pragma once
 
 #include <string>

@@ -76,10 +76,10 @@ NameResolver::Lookup NameResolver::lookup(const ast::QualifiedName& name) {
     std::string pkg = imp.import->package.str();
     for (size_t i = 1; i + 1 < name.parts.size(); ++i) pkg += "." + name.parts[i].text;
     std::string q = pkg + "." + last;
-    if (exists(q)) {
-      imp.used = true;
-      return {q, true, pkg};
-    }
+    // Written through the alias, the import is used, even when the name is misspelt (which is
+    // reported as unknown; "unused import" on top would send the author the wrong way).
+    imp.used = true;
+    if (exists(q)) return {q, true, pkg};
   }
   std::string prefix;
   for (size_t i = 0; i + 1 < name.parts.size(); ++i) prefix += (i ? "." : "") + name.parts[i].text;
@@ -95,7 +95,7 @@ std::vector<std::string> NameResolver::symptomNamesVisible() const {
   std::string own = module_->packageName();
   for (auto& [q, info] : index_.symptoms) {
     out.push_back(q);
-    if (info.module->packageName() == own) out.push_back(info.decl->name.text);
+    if (info.package == own) out.push_back(info.decl->name.text);
   }
   return out;
 }
@@ -184,7 +184,7 @@ std::optional<std::vector<std::string>> NameResolver::expand(const ast::Selector
     return std::nullopt;
   }
   for (auto& [q, info] : index_.symptoms) {
-    std::string pkg = info.module->packageName();
+    const std::string& pkg = info.package;
     if (std::any_of(roots.begin(), roots.end(), [&](auto& r) { return under(pkg, r); })) {
       out.push_back(q);
       used_.insert(q);

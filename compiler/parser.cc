@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -101,7 +102,7 @@ bool isSoftKeyword(size_t type) {
     case AttrLexer::METRIC: case AttrLexer::SCHEDULER: case AttrLexer::WORKLOAD: case AttrLexer::FIRST:
     case AttrLexer::LAST: case AttrLexer::TEST: case AttrLexer::DROP: case AttrLexer::KEEP: case AttrLexer::MARK:
     case AttrLexer::EXPLAIN: case AttrLexer::EXPECT: case AttrLexer::AT: case AttrLexer::BY: case AttrLexer::PER:
-    case AttrLexer::FROM:
+    case AttrLexer::FROM: case AttrLexer::OVERRIDE: case AttrLexer::DISABLE:
       return true;
     default:
       return false;
@@ -197,6 +198,85 @@ LayoutToken::Kind layoutKind(size_t type) {
   }
 }
 
+// `match /upload to s3://x failed/`: the regex ends at the first unescaped '/', and the rest
+// of the pattern lexes as a division and names. When a regex token is followed, with no space,
+// by a '/', the author meant a longer pattern: the intended end is the last '/' of the line
+// (before any comment) that is followed only by flag letters. Reports A012 with a safe fix-it
+// per inner slash and, when that end falls on a token boundary, joins the tokens into one
+// regex (the others move to the hidden channel) so the file parses as meant. Returns the index
+// of the last token joined, or `i`.
+size_t joinUnescapedSlash(const SourceFile& file, FileId id, std::vector<Token*>& tokens, size_t i,
+                          DiagnosticSink& sink) {
+  std::string_view text = file.text();
+  Token* regex = tokens[i];
+  size_t end = regex->getStopIndex() + 1;
+  if (i + 1 >= tokens.size() || tokens[i + 1]->getType() != AttrLexer::SLASH ||
+      tokens[i + 1]->getStartIndex() != end) {
+    return i;
+  }
+  size_t begin = regex->getStartIndex();
+  size_t lineEnd = text.find('\n', begin);
+  if (lineEnd == std::string_view::npos) lineEnd = text.size();
+  for (size_t c = end; c + 2 < lineEnd; ++c) {
+    if ((text[c] == ' ' || text[c] == '\t') && text[c + 1] == '/' && text[c + 2] == '/') {
+      lineEnd = c;
+      break;
+    }
+  }
+  std::string_view span = text.substr(begin, lineEnd - begin);
+  std::vector<size_t> slashes = regexSlashes(span);
+  size_t close = std::string_view::npos, stop = 0;
+  for (size_t k = slashes.size(); k-- > 0;) {
+    size_t after = slashes[k] + 1;
+    while (after < span.size() && std::isalpha(static_cast<unsigned char>(span[after]))) ++after;
+    if (after == span.size() || span[after] == ' ' || span[after] == '\t' || span[after] == '\r') {
+      close = slashes[k];
+      stop = after;
+      break;
+    }
+  }
+  size_t first = regexClosingSlash(text.substr(begin, end - begin));
+  if (close == std::string_view::npos || close <= first) return i;
+  auto& d = sink.report(DiagKind::UnescapedSlash,
+                        SourceRange{id, static_cast<uint32_t>(begin + first), static_cast<uint32_t>(begin + first + 1)},
+                        "this '/' ends the regex early, so the rest of the pattern is read as code; a '/' inside a "
+                        "pattern is written '\\/'");
+  for (size_t s : slashes) {
+    if (s >= first && s < close) {
+      d.fix(SourceRange{id, static_cast<uint32_t>(begin + s), static_cast<uint32_t>(begin + s + 1)}, "\\/", true);
+    }
+  }
+  size_t j = i + 1;
+  while (j < tokens.size() && tokens[j]->getType() != Token::EOF && tokens[j]->getStopIndex() + 1 < begin + stop) ++j;
+  if (j >= tokens.size() || tokens[j]->getType() == Token::EOF || tokens[j]->getStopIndex() + 1 != begin + stop) {
+    return i;  // the intended end is inside a token: report only
+  }
+  auto* joined = static_cast<antlr4::CommonToken*>(regex);
+  joined->setStopIndex(begin + stop - 1);
+  joined->setText(std::string(text.substr(begin, stop)));
+  for (size_t k = i + 1; k <= j; ++k) static_cast<antlr4::CommonToken*>(tokens[k])->setChannel(Token::HIDDEN_CHANNEL);
+  return j;
+}
+
+// The unit a spelled-out duration suffix means ("min" -> "m"), or "" when it is not one.
+std::string durationUnitFor(std::string_view literal) {
+  size_t digits = literal.find_first_not_of("0123456789");
+  if (digits == std::string_view::npos || digits == 0) return "";
+  std::string suffix(literal.substr(digits));
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::vector<std::pair<std::vector<std::string>, std::string>> kUnits = {
+      {{"msec", "msecs", "millis", "millisecond", "milliseconds"}, "ms"},
+      {{"usec", "usecs", "micros", "microsecond", "microseconds"}, "us"},
+      {{"sec", "secs", "second", "seconds"}, "s"},
+      {{"min", "mins", "minute", "minutes"}, "m"},
+      {{"hr", "hrs", "hour", "hours"}, "h"},
+      {{"day", "days"}, "d"}};
+  for (const auto& [spellings, unit] : kUnits) {
+    if (std::find(spellings.begin(), spellings.end(), suffix) != spellings.end()) return unit;
+  }
+  return "";
+}
+
 // Reports lexical problems and rejects input nested too deeply for a recursive-descent parser.
 // Returns false when the file must not be parsed.
 bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens, DiagnosticSink& sink,
@@ -243,7 +323,7 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
         // '=' only names a value after `let NAME`; anywhere else it is the usual typo for '=='.
         if (prev2 != AttrLexer::LET) {
           errorOffsets.push_back(r.begin);
-          sink.report(DiagKind::InvalidCharacter, r, "unexpected character '='; write '==' to compare");
+          sink.report(DiagKind::InvalidCharacter, r, "unexpected character '='; write '==' to compare").fix(r, "==", true);
           // Parse on as if '==' was written, so the typo does not derail the rest of the clause.
           static_cast<antlr4::CommonToken*>(t)->setType(AttrLexer::EQ);
         }
@@ -258,6 +338,8 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
         if (regexClosingSlash(spelling) == std::string_view::npos) {
           errorOffsets.push_back(r.begin);
         sink.report(DiagKind::UnterminatedRegex, r, "unterminated regex: missing the closing '/' on this line");
+        } else if (size_t last = joinUnescapedSlash(file, id, tokens, i, sink); last != i) {
+          i = last;  // the tokens up to the intended end are now part of the regex
         }
         break;
       case AttrLexer::BLOCK_COMMENT:
@@ -269,9 +351,15 @@ bool lexicalPass(const SourceFile& file, FileId id, std::vector<Token*>& tokens,
         break;
       case AttrLexer::BAD_NUMBER: {
         errorOffsets.push_back(r.begin);
-        sink.report(DiagKind::MalformedLiteral, r,
-                    fmt::format("malformed number or duration '{}'; durations are written like 30s, 5m, 1h30m "
-                                "(units: ms, us, s, m, h, d)", printable(spelling)));
+        auto& d = sink.report(DiagKind::MalformedLiteral, r,
+                              fmt::format("malformed number or duration '{}'; durations are written like 30s, 5m, "
+                                          "1h30m (units: ms, us, s, m, h, d)",
+                                          printable(spelling)));
+        // A unit spelled out (5min, 10sec, 2hours) has one meaning: safe to rewrite.
+        if (std::string unit = durationUnitFor(spelling); !unit.empty()) {
+          size_t digits = spelling.find_first_not_of("0123456789");
+          d.fix(r, std::string(spelling.substr(0, digits)) + unit, true);
+        }
         // Parse on as a duration (the usual intent: 5min, 10sec) so one typo does not derail the
         // rest of the file.
         static_cast<antlr4::CommonToken*>(t)->setType(AttrLexer::DURATION);

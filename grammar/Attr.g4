@@ -28,7 +28,7 @@ grammar Attr;
       case STRING: case REGEX: case RPAREN: case RBRACK: case TRUE: case FALSE: case NONE:
       case NODE: case RANK: case GPU: case LOG: case METRIC: case SCHEDULER: case WORKLOAD:
       case FIRST: case LAST: case TEST: case DROP: case KEEP: case MARK: case EXPLAIN: case EXPECT:
-      case AT: case BY: case PER: case FROM: case LET:
+      case AT: case BY: case PER: case FROM: case LET: case OVERRIDE: case DISABLE:
         return false;
       default:
         return true;
@@ -52,10 +52,19 @@ declaration
   | ruleDecl
   | outcomeDecl
   | testDecl
+  | disableDecl
   ;
 
+// A declaration's name is one ident; a qualified name is read too, so that the checker can say
+// that replacing another layer's declaration takes `override` (qualified-declaration).
+declName : qualifiedName ;
+
+// ---- layers: `override symptom gpu.xid.xid79 { ... }` replaces a lower layer's declaration;
+// `disable rule gpu.xid.r "why"` removes one.
+disableDecl : DISABLE declKind=(SYMPTOM | FILTER | RULE | OUTCOME) qualifiedName STRING? ;
+
 // ---- extraction
-symptomDecl : SYMPTOM ident STRING? LBRACE symptomItem* RBRACE ;
+symptomDecl : OVERRIDE? SYMPTOM declName STRING? LBRACE symptomItem* RBRACE ;
 
 symptomItem
   : ON streamSpec                       # onItem
@@ -73,7 +82,7 @@ streamSpec
   ;
 
 // ---- filtering
-filterDecl : FILTER ident STRING? LBRACE filterItem* RBRACE ;
+filterDecl : OVERRIDE? FILTER declName STRING? LBRACE filterItem* RBRACE ;
 
 filterItem
   : DROP selectorList (WHERE expr)?                         # dropItem
@@ -83,7 +92,7 @@ filterItem
   ;
 
 // ---- refinement
-ruleDecl : RULE ident STRING? LBRACE ruleItem* RBRACE ;
+ruleDecl : OVERRIDE? RULE declName STRING? LBRACE ruleItem* RBRACE ;
 
 ruleItem
   : WHEN binding (COMMA binding)*                # ruleWhenItem
@@ -101,7 +110,7 @@ ruleAction
   ;
 
 // ---- reporting
-outcomeDecl : OUTCOME ident STRING? LBRACE outcomeItem* RBRACE ;
+outcomeDecl : OVERRIDE? OUTCOME declName STRING? LBRACE outcomeItem* RBRACE ;
 
 outcomeItem
   : WHEN expr                                    # outcomeWhenItem
@@ -127,7 +136,7 @@ expectArg   : STRING | signedNumber | DURATION | TIMESTAMP | NONE | TRUE | FALSE
             | ON word | compareOp signedNumber ;
 expectWord  : expectIdent ((MINUS | DOT) (ident | INT))* ;
 expectIdent : IDENT | NODE | RANK | GPU | SCHEDULER | FIRST | LAST | TEST | DROP | KEEP | MARK | EXPLAIN
-            | AT | BY | PER | FROM | LET ;
+            | AT | BY | PER | FROM | LET | OVERRIDE | DISABLE ;
 
 // ---- metadata and other properties: `name value, value ...`; the checker knows the names.
 property      : ident propertyValue (COMMA propertyValue)* ;
@@ -148,7 +157,7 @@ identList     : ident (COMMA ident)* ;
 
 ident
   : IDENT | NODE | RANK | GPU | LOG | METRIC | SCHEDULER | WORKLOAD | FIRST | LAST
-  | TEST | DROP | KEEP | MARK | EXPLAIN | EXPECT | AT | BY | PER | FROM | LET
+  | TEST | DROP | KEEP | MARK | EXPLAIN | EXPECT | AT | BY | PER | FROM | LET | OVERRIDE | DISABLE
   ;
 
 // ---------------------------------------------------------------------------------------------
@@ -238,6 +247,8 @@ GPU       : 'gpu' ;
 FIRST     : 'first' ;
 LAST      : 'last' ;
 LET       : 'let' ;
+OVERRIDE  : 'override' ;
+DISABLE   : 'disable' ;
 
 LBRACE : '{' ;  RBRACE : '}' ;  LPAREN : '(' ;  RPAREN : ')' ;  LBRACK : '[' ;  RBRACK : ']' ;
 COMMA  : ',' ;  DOTDOT : '..' ; DOT : '.' ;

@@ -19,7 +19,7 @@ constexpr size_t kHeader = 8 + 32;
 
 }  // namespace
 
-std::string ObjectCache::pathOf(const std::string& key) const { return dir_ + "/" + key + ".o"; }
+std::string ObjectCache::pathOf(const std::string& key) const { return dir_ + "/" + key + extension_; }
 
 std::optional<std::string> ObjectCache::load(const std::string& key, std::string* note) const {
   std::ifstream in(pathOf(key), std::ios::binary);
@@ -28,12 +28,12 @@ std::optional<std::string> ObjectCache::load(const std::string& key, std::string
   all << in.rdbuf();
   std::string bytes = all.str();
   if (bytes.size() < kHeader || std::string_view(bytes).substr(0, 8) != kMagic) {
-    *note = fmt::format("ignored the JIT cache entry {}: not a cache entry", pathOf(key));
+    *note = fmt::format("ignored {} entry {}: not a cache entry", what_, pathOf(key));
     return std::nullopt;
   }
   std::string object = bytes.substr(kHeader);
   if (sha256(object) != std::string_view(bytes).substr(8, 32)) {
-    *note = fmt::format("ignored the JIT cache entry {}: checksum mismatch (truncated or corrupted)", pathOf(key));
+    *note = fmt::format("ignored {} entry {}: checksum mismatch (truncated or corrupted)", what_, pathOf(key));
     return std::nullopt;
   }
   return object;
@@ -43,7 +43,7 @@ bool ObjectCache::store(const std::string& key, std::string_view object, std::st
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) {
-    *note = fmt::format("cannot create the JIT cache directory {}: {}", dir_, ec.message());
+    *note = fmt::format("cannot create {} directory {}: {}", what_, dir_, ec.message());
     return false;
   }
   std::string temp = fmt::format("{}.tmp{}", pathOf(key), ::getpid());
@@ -52,14 +52,14 @@ bool ObjectCache::store(const std::string& key, std::string_view object, std::st
     out << kMagic << sha256(object) << object;
     out.flush();
     if (!out) {
-      *note = fmt::format("cannot write the JIT cache entry {}", temp);
+      *note = fmt::format("cannot write {} entry {}", what_, temp);
       std::filesystem::remove(temp, ec);
       return false;
     }
   }
   std::filesystem::rename(temp, pathOf(key), ec);
   if (ec) {
-    *note = fmt::format("cannot write the JIT cache entry {}: {}", pathOf(key), ec.message());
+    *note = fmt::format("cannot write {} entry {}: {}", what_, pathOf(key), ec.message());
     std::filesystem::remove(temp, ec);
     return false;
   }

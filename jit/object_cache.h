@@ -2,6 +2,8 @@
 // generating and optimising it again. Entries are keyed by everything that decides the code
 // (jit_compiler.cc: the program's IR, the CPU, LLVM's version, the runtime's data layout) and
 // carry a checksum: a truncated or corrupted entry is reported and ignored, never linked.
+// attrib's cache of compiled rule bundles (tools/attrib/rule_set.cc) is the same kind of
+// directory, with its own name and file extension.
 #pragma once
 
 #include <optional>
@@ -12,7 +14,9 @@ namespace attrib::jit {
 
 class ObjectCache {
  public:
-  explicit ObjectCache(std::string dir) : dir_(std::move(dir)) {}
+  // `what` names the cache in notes ("the JIT cache"), `extension` its files (".o").
+  explicit ObjectCache(std::string dir, std::string what = "the JIT cache", std::string extension = ".o")
+      : dir_(std::move(dir)), what_(std::move(what)), extension_(std::move(extension)) {}
 
   // The object stored under `key` (hex), if present and intact. A present but unusable entry
   // sets `note` to why.
@@ -25,7 +29,7 @@ class ObjectCache {
   std::string pathOf(const std::string& key) const;
 
  private:
-  std::string dir_;
+  std::string dir_, what_, extension_;
 };
 
 }  // namespace attrib::jit

@@ -147,12 +147,30 @@ kube::KubeConfig kubeConfig(const Reader& r, const YAML::Node& n, const std::str
 
 }  // namespace
 
-bool blueprintRules(const std::string& path, std::string* rules, std::string* error) {
+std::vector<std::string> rulesFromEnvironment() {
+  std::vector<std::string> out;
+  const char* v = std::getenv("ATTRIB_RULES");
+  std::string_view rest = v ? v : "";
+  while (!rest.empty()) {
+    size_t colon = rest.find(':');
+    std::string_view part = rest.substr(0, colon);
+    if (!part.empty()) out.emplace_back(part);
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+  }
+  return out;
+}
+
+bool blueprintRules(const std::string& path, std::vector<std::string>* rules, std::string* error) {
   try {
     YAML::Node root = YAML::LoadFile(path);
     Reader r(path);
-    std::string value = root["rules"] ? r.path(root["rules"].as<std::string>()) : "";
-    *rules = env("ATTRIB_RULES", value);
+    rules->clear();
+    if (const YAML::Node& n = root["rules"]; n && n.IsSequence()) {
+      for (const auto& item : n) rules->push_back(r.path(item.as<std::string>()));
+    } else if (n && !n.IsNull()) {  // `rules:` with nothing after it: the stdlib
+      rules->push_back(r.path(n.as<std::string>()));
+    }
+    if (auto fromEnv = rulesFromEnvironment(); !fromEnv.empty()) *rules = std::move(fromEnv);
     return true;
   } catch (const YAML::Exception& e) {
     *error = fmt::format("{}: {}", path, e.what());

@@ -39,7 +39,8 @@ struct ServiceSpec {
 };
 
 struct Blueprint {
-  std::string rules;  // a bundle or .attr files; empty: the stdlib
+  // A bundle, or .attr rule sets layered on the stdlib in this order; empty: the stdlib.
+  std::vector<std::string> rules;
   std::unique_ptr<connectors::ExecutionContext> context;
   std::string contextKind;  // slurm | kueue | static
   std::vector<std::unique_ptr<connectors::EvidenceSource>> sources;
@@ -61,7 +62,13 @@ struct BlueprintOverrides {
 bool loadBlueprint(const std::string& path, const std::vector<std::string>& metricNames,
                    const BlueprintOverrides& overrides, Blueprint* out, std::string* error);
 
-// The rules path alone (to load the rules before the rest of the blueprint needs their metrics).
-bool blueprintRules(const std::string& path, std::string* rules, std::string* error);
+// The rules alone (to load them before the rest of the blueprint needs their metrics): the
+// blueprint's `rules` (a path or a list of paths, relative to the blueprint), unless
+// ATTRIB_RULES is set.
+bool blueprintRules(const std::string& path, std::vector<std::string>* rules, std::string* error);
+
+// ATTRIB_RULES: rule paths separated by ':' (the order layers them), empty entries skipped; an
+// empty list when it is unset or empty. attrib diagnose, run and serve all read it.
+std::vector<std::string> rulesFromEnvironment();
 
 }  // namespace attrib::orchestrator

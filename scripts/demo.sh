@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # From a fresh Debian 12 machine: install packages, build, and run attrib's main job on the
 # bundled examples (examples/README.md): diagnose a workload in which a GPU fell off the bus,
-# hidden behind 127 NCCL timeouts; then the rule toolchain: check and test the stdlib with the
-# example site rules, and show what mistakes in a rule file look like.
+# hidden behind 127 NCCL timeouts; then the rule toolchain: the example site rules on top of the
+# stdlib (diagnose, check, test), and what mistakes in a rule file look like.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -20,12 +20,16 @@ for example in host-oom user-code-exception; do
 done
 
 echo
-echo "== attribc check stdlib-rules examples/rules"
-"$attribc" check stdlib-rules examples/rules
+echo "== attrib diagnose --rules examples/site-rules (site rules on the stdlib: the site's own outcome for a lost GPU)"
+"$attrib" diagnose --format text --rules examples/site-rules examples/xid79-nccl-cascade
 
 echo
-echo "== attribc test stdlib-rules examples/rules"
-"$attribc" test stdlib-rules examples/rules
+echo "== attribc check examples/site-rules (checked against the stdlib built into attribc)"
+"$attribc" check examples/site-rules
+
+echo
+echo "== attribc test examples/site-rules (the site's tests, then the stdlib's with the site's rules in place)"
+"$attribc" test examples/site-rules
 
 echo
 echo "== attribc check examples/mistakes/typos.attr.txt (a file with mistakes, to show the diagnostics)"

@@ -28,8 +28,8 @@ echo "fuzz: running rule_compiler_fuzzer for ${seconds}s on $(ls "$corpus" | wc 
 # Seeds for the loader: a real bundle (from the normal build when present) and small ones.
 attribc=build/tools/attribc/attribc
 if [ -x "$attribc" ]; then
-  "$attribc" build -o "$bundles/stdlib.attrb" stdlib-rules 2>/dev/null || true
-  "$attribc" build -o "$bundles/site.attrb" stdlib-rules examples/rules 2>/dev/null || true
+  "$attribc" build -o "$bundles/stdlib.attrb" 2>/dev/null || true
+  "$attribc" build -o "$bundles/site.attrb" examples/site-rules 2>/dev/null || true
 fi
 echo "fuzz: running bundle_loader_fuzzer for ${seconds}s on $(ls "$bundles" | wc -l) seed bundles"
 ./build-fuzz/tests/fuzz/bundle_loader_fuzzer -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \

@@ -126,7 +126,7 @@ std::vector<Case> cases() {
        "outcome o {\n  when workload.ranks = 8\n  family unknown\n}\n"
        "outcome p {\n  when workload.ranks == 8 and bogus\n  family unknown\n}\n",
        {"t.attr:2:23: error: unexpected character '='; write '==' to compare [A005]",
-        "t.attr:6:32: error: unknown name 'bogus' [A102]"}},
+        "fix-it:\"t.attr\":{2:23-2:24}:\"==\" (safe)", "t.attr:6:32: error: unknown name 'bogus' [A102]"}},
   };
 }
 

@@ -12,8 +12,12 @@ namespace {
 struct Case {
   DiagKind kind;
   std::vector<std::pair<std::string, std::string>> files;
-  std::vector<std::string> expected;  // header and note lines, in order
+  std::vector<std::string> expected;  // header, note and fix-it lines, in order
+  // A lower layer under `files` (Compilation::beginLayer): for overrides and replaced packages.
+  std::vector<std::pair<std::string, std::string>> below = {};
 };
+
+const std::string kLowerOutcome = "package p\noutcome gone { when true family unknown }\n";
 
 const std::string kSym = "symptom s { on log match /abcdef/ family unknown }\n";
 
@@ -34,7 +38,8 @@ std::vector<Case> cases() {
       {K::InvalidCharacter, {{"a.attr", "symptom x @ { }\n"}},
        {"a.attr:1:11: error: unexpected character '@' [A005]"}},
       {K::InvalidCharacter, {{"a.attr", "outcome o { when workload.exit_code = 1 family unknown }\n"}},
-       {"a.attr:1:37: error: unexpected character '='; write '==' to compare [A005]"}},
+       {"a.attr:1:37: error: unexpected character '='; write '==' to compare [A005]",
+        "fix-it:\"a.attr\":{1:37-1:38}:\"==\" (safe)"}},
       {K::InvalidCharacter, {{"a.attr", "symptom s {\n  on log\n  match /abcdef/\n  family unknown\n  ref 'x'\n}\n"}},
        {"a.attr:5:7: error: unexpected character '\''; strings use double quotes [A005]",
         "a.attr:5:9: error: unexpected character '\''; strings use double quotes [A005]"}},
@@ -47,15 +52,25 @@ std::vector<Case> cases() {
         "expression [A008]"}},
       {K::MalformedLiteral, {{"a.attr", "outcome o {\n  when workload.duration > 5min\n  family unknown\n}\n"}},
        {"a.attr:2:28: error: malformed number or duration '5min'; durations are written like 30s, 5m, 1h30m "
-        "(units: ms, us, s, m, h, d) [A009]"}},
+        "(units: ms, us, s, m, h, d) [A009]",
+        "fix-it:\"a.attr\":{2:28-2:32}:\"5m\" (safe)"}},
       {K::MalformedLiteral, {{"a.attr", "outcome o {\n  when workload.start > 2026-02-30T10:00:00Z\n  family unknown\n}\n"}},
        {"a.attr:2:25: error: invalid timestamp '2026-02-30T10:00:00Z': not a real date and time [A009]"}},
       {K::MalformedLiteral, {{"a.attr", "outcome o { when workload.name == \"a\\qb\" family unknown }\n"}},
        {"a.attr:1:37: error: unknown escape sequence '\\q' (known: \\\" \\\\ \\n \\t \\r \\/ \\u{XXXX}) [A009]"}},
       {K::TooManyErrors, {{"a.attr", [] { std::string s; for (int i = 0; i < 60; ++i) s += "@\n"; return s; }()}},
        {}},  // checked separately below: 50 errors, then the cap
+      {K::UnescapedSlash, {{"a.attr", "symptom s {\n  on log\n  match /upload to s3://x failed/\n  family storage\n}\n"}},
+       {"a.attr:3:23: error: this '/' ends the regex early, so the rest of the pattern is read as code; a '/' inside "
+        "a pattern is written '\\/' [A012]",
+        "fix-it:\"a.attr\":{3:23-3:24}:\"\\/\" (safe)", "fix-it:\"a.attr\":{3:24-3:25}:\"\\/\" (safe)"}},
+      {K::UnescapedSlash, {{"a.attr", "symptom s {\n  on log\n  match /path/to/file/i\n  family storage\n}\n"}},
+       {"a.attr:3:14: error: this '/' ends the regex early, so the rest of the pattern is read as code; a '/' inside "
+        "a pattern is written '\\/' [A012]",
+        "fix-it:\"a.attr\":{3:14-3:15}:\"\\/\" (safe)", "fix-it:\"a.attr\":{3:17-3:18}:\"\\/\" (safe)"}},
       {K::SpacedWord, {{"a.attr", "symptom x {\n  on log\n  match /abcdef/\n  family accelerator - gpu\n}\n"}},
-       {"a.attr:4:10: error: 'accelerator - gpu' must be written without spaces (as 'accelerator-gpu') [A011]"}},
+       {"a.attr:4:10: error: 'accelerator - gpu' must be written without spaces (as 'accelerator-gpu') [A011]",
+        "fix-it:\"a.attr\":{4:10-4:27}:\"accelerator-gpu\" (safe)"}},
       {K::DuplicateDeclaration, {{"a.attr", kSym + "outcome s { when true family unknown }\n"}},
        {"a.attr:2:9: error: redefinition of 's' [A101]", "a.attr:1:9: note: 's' was first defined here"}},
       {K::DuplicateDeclaration, {{"a.attr", "package p\n" + kSym}, {"b.attr", "package p\n" + kSym}},
@@ -81,6 +96,29 @@ std::vector<Case> cases() {
        {{"a.attr", "package a\nimport b\nimport b\noutcome o { when root is b.y family unknown }\n"},
         {"b.attr", "package b\nsymptom y { on log match /abcdef/ family unknown }\n"}},
        {"a.attr:3:1: error: package 'b' is imported twice [A107]", "a.attr:2:1: note: the earlier import is here"}},
+      {K::UnknownOverride, {{"b.attr", "package q\nimport p\noverride outcome p.gnoe { when true family unknown }\n"}},
+       {"b.attr:3:18: error: cannot override outcome 'p.gnoe': no lower layer declares one; did you mean 'p.gone'? "
+        "[A108]",
+        "fix-it:\"b.attr\":{3:18-3:24}:\"p.gone\""},
+       {{"a.attr", kLowerOutcome}}},
+      {K::UnknownOverride, {{"b.attr", "package q\nimport p\ndisable rule p.gone\n"}},
+       {"b.attr:3:14: error: cannot disable rule 'p.gone': 'p.gone' is an outcome [A108]",
+        "a.attr:2:9: note: the outcome is declared here"},
+       {{"a.attr", kLowerOutcome}}},
+      {K::UnknownOverride, {{"a.attr", kLowerOutcome + "override outcome p.gone { when false family unknown }\n"}},
+       {"a.attr:3:18: error: cannot override outcome 'p.gone': it is declared in the same rule set, not a lower "
+        "layer; change it there [A108]",
+        "a.attr:2:9: note: 'p.gone' is declared here"}},
+      {K::DuplicateDeclaration,
+       {{"b.attr", "package q\nimport p\ndisable outcome p.gone\noverride outcome p.gone { when false family unknown }\n"}},
+       {"b.attr:4:18: error: 'p.gone' is changed twice in this layer [A101]",
+        "b.attr:3:1: note: the first override or disable is here"},
+       {{"a.attr", kLowerOutcome}}},
+      {K::QualifiedDeclaration, {{"b.attr", "package q\nimport p\noutcome p.gone { when true family storage }\n"}},
+       {"b.attr:3:9: error: an outcome is named with one name, not 'p.gone'; to replace the outcome 'p.gone' of a "
+        "lower layer write 'override outcome p.gone' [A109]",
+        "fix-it:\"b.attr\":{3:1-3:1}:\"override \""},
+       {{"a.attr", kLowerOutcome}}},
       {K::UnknownProperty, {{"a.attr", "symptom x {\n  on log\n  match /abcdef/\n  familly unknown\n}\n"}},
        {"a.attr:4:3: error: symptom 'x' has no property 'familly'; did you mean 'family'? [A201]",
         "note: its properties are: title, description, ref, tags, status, author, id, family, severity, blame, role, action, message"}},
@@ -177,6 +215,21 @@ std::vector<Case> cases() {
        {"a.attr:2:20: warning: 'sylog' is not a log channel; did you mean 'syslog'? [-Wunknown-source]",
         "note: the channels are kernel, system, scheduler, orchestrator, container_runtime, application; the older "
         "source words applog, container, syslog, dmesg, k8s_events still read theirs"}},
+      {K::ImplicitContext,
+       {{"a.attr", "symptom s {\n  on log\n  match /abcdef/\n  family unknown\n  blame none\n}\n"
+                   "outcome o { when s family unknown }\n"}},
+       {"a.attr:5:3: warning: 'blame none' makes symptom 's' a context symptom, which is never the root cause; if it "
+        "can be one, add 'role cause' (it then blames nothing); if not, add 'role context' [-Wimplicit-context]",
+        "fix-it:\"a.attr\":{5:13-5:13}:\"  role cause\""}},
+      {K::ReplacedPackage, {{"b.attr", "package p\noutcome kept { when true family storage }\n"}},
+       {"b.attr:1:9: warning: package 'p' replaces the package of that name in stdlib, whose declarations (1 file) "
+        "are then not used; to change single declarations, 'override' them instead [-Wreplaced-package]",
+        "a.attr:1:9: note: the replaced package is declared here"},
+       {{"a.attr", kLowerOutcome}}},
+      {K::TypeMismatch, {{"a.attr", "outcome o {\n  when root.time + 20 > workload.start\n  family unknown\n}\n"}},
+       {"a.attr:2:8: error: '+' cannot combine a time and an int; did you mean '20m' (or '20s')? A duration carries a "
+        "unit: ms, us, s, m, h, d [A301]",
+        "fix-it:\"a.attr\":{2:20-2:22}:\"20m\""}},
       {K::UnusedImport,
        {{"a.attr", "package a\nimport b\n"}, {"b.attr", "package b\nsymptom y { on log match /abcdef/ family unknown }\n"}},
        {"a.attr:2:1: warning: package 'b' is imported but never used [-Wunused-import]"}},
@@ -202,7 +255,7 @@ class DiagnosticCase : public ::testing::TestWithParam<size_t> {};
 TEST_P(DiagnosticCase, ReportsExactMessageAndPlace) {
   const Case c = cases()[GetParam()];
   if (c.kind == DiagKind::TooManyErrors) GTEST_SKIP() << "checked by TooManyErrorsStopsAtTheCap";
-  auto result = testing::check(c.files);
+  auto result = c.below.empty() ? testing::check(c.files) : testing::checkLayers({c.below, c.files});
   EXPECT_EQ(result.lines(), c.expected) << "diagnostic " << info(c.kind).code << " " << info(c.kind).slug;
   bool found = false;
   for (const auto& d : result.sink->diagnostics()) found |= d.kind == c.kind;

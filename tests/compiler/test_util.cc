@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "compiler/diagnostic_render.h"
 
 namespace attrib::testing {
@@ -21,14 +23,26 @@ std::vector<std::string> Checked::lines() const {
       // Keep header lines and notes; drop the quoted source and caret lines.
       if (line.rfind("  ", 0) != 0) out.push_back(line);
     }
+    // Fix-its in clang's parseable form: fix-it:"FILE":{L:C-L:C}:"TEXT", then (safe) for --fix.
+    for (const auto& f : d.fixits) {
+      const SourceFile& file = compilation->sources().file(f.range.file);
+      LineColumn b = file.lineColumn(f.range.begin), e = file.lineColumn(f.range.end);
+      out.push_back(fmt::format("fix-it:\"{}\":{{{}:{}-{}:{}}}:\"{}\"{}", file.path(), b.line, b.column, e.line, e.column,
+                                f.replacement, f.safe ? " (safe)" : ""));
+    }
   }
   return out;
 }
 
-Checked check(const std::vector<std::pair<std::string, std::string>>& files) {
+Checked check(const std::vector<std::pair<std::string, std::string>>& files) { return checkLayers({files}); }
+
+Checked checkLayers(const std::vector<std::vector<std::pair<std::string, std::string>>>& layers) {
   Checked c;
   c.compilation = std::make_unique<Compilation>(*c.sink);
-  for (const auto& [path, text] : files) c.compilation->addSource(path, text);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    c.compilation->beginLayer(i == 0 && layers.size() > 1 ? "stdlib" : fmt::format("layer{}", i));
+    for (const auto& [path, text] : layers[i]) c.compilation->addSource(path, text);
+  }
   c.compilation->check();
   return c;
 }

@@ -16,7 +16,8 @@ struct Checked {
   std::unique_ptr<Compilation> compilation;
 
   // "path:line:col: severity: message [code]" for each diagnostic, and "note: ..." lines
-  // ("path:line:col: note: ..." when the note has a place) right after it.
+  // ("path:line:col: note: ..." when the note has a place) right after it, then its fix-its as
+  // fix-it:"path":{L:C-L:C}:"replacement", with " (safe)" for those --fix applies.
   std::vector<std::string> lines() const;
   size_t errors() const { return sink->errorCount(); }
   size_t warnings() const { return sink->warningCount(); }
@@ -24,6 +25,9 @@ struct Checked {
 };
 
 Checked check(const std::vector<std::pair<std::string, std::string>>& files);
+// Files in layers, lowest first (Compilation::beginLayer); with more than one, the lowest is
+// named "stdlib".
+Checked checkLayers(const std::vector<std::vector<std::pair<std::string, std::string>>>& layers);
 inline Checked check(const std::string& text) { return check({{"t.attr", text}}); }
 
 // Parses and checks one file that must be clean; fails the current test otherwise.

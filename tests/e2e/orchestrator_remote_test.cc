@@ -23,61 +23,6 @@ const fs::path kExamples = fs::path(ATTRIB_SOURCE_DIR) / "examples";
 const fs::path kScenarios = fs::path(ATTRIB_SOURCE_DIR) / "tests" / "scenarios";
 constexpr const char* kToken = "tok-3f9a1c7e-never-shown";
 
-// `attrib serve --listen 127.0.0.1:PORT --no-jit [extra...]` as a child process; stopped (SIGTERM,
-// then SIGKILL after 10 s) when the object goes away.
-class Served {
- public:
-  Served(const fs::path& scratch, std::vector<std::string> extra, int port = 0) {
-    static int counter = 0;
-    log_ = scratch / fmt::format("serve-{}.err", counter++);
-    std::vector<std::string> args = {ATTRIB_PATH, "serve", "--listen", fmt::format("127.0.0.1:{}", port), "--no-jit"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int err = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int null = ::open("/dev/null", O_RDWR);
-      ::dup2(null, 0);
-      ::dup2(null, 1);
-      ::dup2(err, 2);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(ATTRIB_PATH, argv.data());
-      ::_exit(127);
-    }
-    for (int i = 0; i < 400 && port_ == 0; ++i) {  // 20 s at most
-      std::string text = slurp(log_);
-      size_t at = text.find("listening on 127.0.0.1:");
-      if (at != std::string::npos) port_ = std::atoi(text.c_str() + at + 23);
-      else std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    EXPECT_GT(port_, 0) << "attrib serve did not start: " << slurp(log_);
-  }
-  ~Served() { stop(); }
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 200; ++i) {
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  int port() const { return port_; }
-  std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
-  std::string log() const { return slurp(log_); }
-
- private:
-  fs::path log_;
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
-
 // A stub Service on 127.0.0.1: GET /v1/rulesets answers like attrib's; POST /v1/attribute runs
 // `attribute` (by default: forwards to `upstream`, a real Service).
 class Stub {

@@ -24,11 +24,15 @@ namespace fs = std::filesystem;
 using testing::evidenceOf;
 using testing::workloadDirs;
 
+// Each path is a layer on the ones before it (the stdlib first).
 std::shared_ptr<const runtime::Bundle> bundleOf(const std::vector<std::string>& paths) {
   DiagnosticSink sink;
   Compilation compilation(sink);
   std::string error;
-  for (const auto& p : paths) EXPECT_TRUE(compilation.addPath(p, &error)) << error;
+  for (const auto& p : paths) {
+    compilation.beginLayer(p);
+    EXPECT_TRUE(compilation.addPath(p, &error)) << error;
+  }
   compilation.check();
   EXPECT_EQ(sink.errorCount(), 0u);
   BundleResult built = buildBundle(compilation, {"test", "1.0"}, "test");
@@ -140,7 +144,7 @@ TEST_F(JitCache, ColdStartWritesOneEntryAndWarmStartLinksItWithoutCompiling) {
 TEST_F(JitCache, ADifferentProgramGetsItsOwnEntry) {
   std::string error;
   ASSERT_TRUE(compilePredicates(stdlib()->program, options(), nullptr, &error)) << error;
-  auto site = bundleOf({std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", std::string(ATTRIB_SOURCE_DIR) + "/examples/rules"});
+  auto site = bundleOf({std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", std::string(ATTRIB_SOURCE_DIR) + "/examples/site-rules"});
   JitReport report;
   ASSERT_TRUE(compilePredicates(site->program, options(), &report, &error)) << error;
   EXPECT_FALSE(report.cacheHit) << "the site rules change the program, so the key";

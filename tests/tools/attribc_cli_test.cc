@@ -50,8 +50,9 @@ class AttribcCli : public ::testing::Test {
     return p;
   }
 
-  Outcome run(const std::vector<std::string>& args) {
-    std::string cmd = quote(ATTRIBC_PATH);
+  // `cwd`: the directory attribc runs in (default: the test's).
+  Outcome run(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+    std::string cmd = (cwd.empty() ? "" : "cd " + quote(cwd.string()) + " && ") + quote(ATTRIBC_PATH);
     for (const auto& a : args) cmd += " " + quote(a);
     fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
     cmd += " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
@@ -89,9 +90,10 @@ TEST_F(AttribcCli, VersionAndHelp) {
 }
 
 TEST_F(AttribcCli, UsageErrorsExitTwo) {
-  Outcome bad = run({"check"});
+  // Without paths, check works on the stdlib; without the stdlib too, there is nothing to check.
+  Outcome bad = run({"check", "--no-stdlib"});
   EXPECT_EQ(bad.exit, 2);
-  EXPECT_NE(bad.err.find("attribc: error:"), std::string::npos);
+  EXPECT_EQ(bad.err, "attribc: error: no rules to work on: give rule files or directories, or leave out --no-stdlib\n");
   Outcome unknownCmd = run({"frobnicate"});
   EXPECT_EQ(unknownCmd.exit, 2);
   Outcome badFormat = run({"check", "--format", "xml", write("a.attr", kClean).string()});
@@ -107,7 +109,12 @@ TEST_F(AttribcCli, CheckCleanFileExitsZero) {
   Outcome r = run({"check", write("a.attr", kClean).string()});
   EXPECT_EQ(r.exit, 0);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "attribc: 1 file checked, no problems found\n");
+  EXPECT_EQ(r.err, "attribc: 1 file checked against the stdlib, no problems found\n");
+  Outcome alone = run({"check", "--no-stdlib", write("a.attr", kClean).string()});
+  EXPECT_EQ(alone.err, "attribc: 1 file checked, no problems found\n");
+  Outcome stdlib = run({"check"});
+  EXPECT_EQ(stdlib.exit, 0) << stdlib.err;
+  EXPECT_NE(stdlib.err.find("attribc: the stdlib's "), std::string::npos) << stdlib.err;
 }
 
 // Only regular files are rule files: a FIFO would block the read forever, a link to /dev/zero
@@ -281,11 +288,11 @@ symptom boom "boom" {
 )";
   const std::string workload = "  workload {\n    state FAILED\n    nodes [n1]\n    start 2026-01-01T10:00:00Z\n  }\n"
                                "  log n1 applog rank 3 at 10:10:00 \"[rank3]: boom happened\"\n";
-  Outcome good = run({"test", write("good.attr", rules + "test \"t\" {\n" + workload +
+  Outcome good = run({"test", "--no-stdlib", write("good.attr", rules + "test \"t\" {\n" + workload +
                                                      "  expect root boom on n1 rank 3\n}\n").string()});
   EXPECT_EQ(good.exit, 0) << good.out << good.err;
   EXPECT_NE(good.out.find("1 passed, 0 failed"), std::string::npos) << good.out;
-  Outcome wrong = run({"test", write("wrong.attr", rules + "test \"t\" {\n" + workload +
+  Outcome wrong = run({"test", "--no-stdlib", write("wrong.attr", rules + "test \"t\" {\n" + workload +
                                                        "  expect root boom rank 4\n}\n").string()});
   EXPECT_EQ(wrong.exit, 1);
   EXPECT_NE(wrong.out.find("expected root r.boom rank 4, got r.boom on n1 rank 3"), std::string::npos) << wrong.out;
@@ -356,6 +363,166 @@ symptom s "S" {
   Outcome broken = run({"explain", write("broken.attr", "symptom {").string(), "--ir", "x"});
   EXPECT_EQ(broken.exit, 1);
   EXPECT_NE(broken.err.find("nothing was explained"), std::string::npos) << broken.err;
+}
+
+// ---- the stdlib as a library: site rules on top of it (docs/language.md, "Layers")
+
+const std::string kSiteRules = std::string(ATTRIB_SOURCE_DIR) + "/examples/site-rules";
+
+// The same sources built from three paths (two copies, and "." from inside one) give one digest.
+TEST_F(AttribcCli, TheDigestDependsOnTheSourcesAlone) {
+  for (const char* dir : {"rules", "rules2"}) fs::copy(kSiteRules, dir_ / dir, fs::copy_options::recursive);
+  auto digestOf = [](const Outcome& r) {
+    size_t at = r.err.find("sha256:");
+    return at == std::string::npos ? std::string() : r.err.substr(at, 71);
+  };
+  Outcome a = run({"build", "-o", (dir_ / "a.attrb").string(), (dir_ / "rules").string()});
+  Outcome b = run({"build", "-o", (dir_ / "b.attrb").string(), (dir_ / "rules2").string()});
+  Outcome c = run({"build", "-o", (dir_ / "c.attrb").string(), "."}, dir_ / "rules");
+  ASSERT_EQ(a.exit, 0) << a.err;
+  ASSERT_EQ(b.exit, 0) << b.err;
+  ASSERT_EQ(c.exit, 0) << c.err;
+  ASSERT_EQ(digestOf(a).size(), 71u) << a.err;
+  EXPECT_EQ(digestOf(a), digestOf(b));
+  EXPECT_EQ(digestOf(a), digestOf(c));
+  // A change of content is another digest.
+  std::ofstream(dir_ / "rules2" / "gpu.attr", std::ios::app) << "// one more line\n";
+  Outcome changed = run({"build", "-o", (dir_ / "d.attrb").string(), (dir_ / "rules2").string()});
+  EXPECT_NE(digestOf(changed), digestOf(a));
+}
+
+TEST_F(AttribcCli, StdlibListAndExport) {
+  Outcome list = run({"stdlib", "list"});
+  ASSERT_EQ(list.exit, 0) << list.err;
+  EXPECT_NE(list.out.find("gpu/xid.attr\n"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("std/nccl.attr\n"), std::string::npos) << list.out;
+  fs::path out = dir_ / "exported";
+  Outcome exported = run({"stdlib", "export", out.string()});
+  ASSERT_EQ(exported.exit, 0) << exported.err;
+  EXPECT_EQ(slurp(out / "std" / "nccl.attr"), slurp(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules/std/nccl.attr"));
+  // The exported copy replaces every stdlib package and changes nothing: same program, clean.
+  Outcome check = run({"check", "-Werror", out.string()});
+  EXPECT_EQ(check.exit, 0) << check.err;
+  Outcome fromCopy = run({"build", "-o", (dir_ / "copy.attrb").string(), out.string()});
+  Outcome embedded = run({"build", "-o", (dir_ / "embedded.attrb").string()});
+  ASSERT_EQ(fromCopy.exit, 0) << fromCopy.err;
+  EXPECT_EQ(fromCopy.err.substr(fromCopy.err.find("sha256:")), embedded.err.substr(embedded.err.find("sha256:")));
+  Outcome unwritable = run({"stdlib", "export", (dir_ / "exported" / "std" / "nccl.attr" / "x").string()});
+  EXPECT_EQ(unwritable.exit, 2);
+  EXPECT_NE(unwritable.err.find("attribc: error: cannot create"), std::string::npos) << unwritable.err;
+}
+
+TEST_F(AttribcCli, SiteTestsRunWithTheStdlibsAndOverriddenOnesAreReportedAsChanged) {
+  Outcome all = run({"test", kSiteRules});
+  EXPECT_EQ(all.exit, 0) << all.out << all.err;
+  EXPECT_NE(all.out.find("CHANGED <stdlib>/gpu/xid.attr:"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("changed by site override of outcome gpu.xid.gpu_lost (" + kSiteRules + "/gpu.attr:10)"),
+            std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find("expected action reboot_node, got [drain_node, replace_gpu, restart]"), std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find(" passed, 0 failed, 1 changed by site overrides\n"), std::string::npos) << all.out;
+  EXPECT_EQ(all.out.find("FAIL "), std::string::npos) << all.out;
+
+  // Only the site's own tests; only those whose name matches.
+  Outcome only = run({"test", "--only", kSiteRules, kSiteRules});
+  EXPECT_EQ(only.exit, 0) << only.out;
+  EXPECT_NE(only.out.find("4 passed, 0 failed (4 of "), std::string::npos) << only.out;
+  Outcome filtered = run({"test", "-v", "--filter", "a failed checkpoint*", kSiteRules});
+  EXPECT_NE(filtered.out.find("1 passed, 0 failed (1 of "), std::string::npos) << filtered.out;
+  EXPECT_NE(filtered.out.find("a failed checkpoint upload stalls the job"), std::string::npos) << filtered.out;
+  Outcome stdlibOnly = run({"test", "--only", "<stdlib>/std", "--filter", "timeout"});
+  EXPECT_EQ(stdlibOnly.exit, 0) << stdlibOnly.out;
+  EXPECT_EQ(stdlibOnly.out.find("(0 of"), std::string::npos) << stdlibOnly.out;
+  Outcome none = run({"test", "--filter", "no test is called this", kSiteRules});
+  EXPECT_EQ(none.exit, 1);
+  EXPECT_NE(none.err.find("attribc: error: no test matches --filter/--only"), std::string::npos) << none.err;
+  Outcome badOnly = run({"test", "--only", (dir_ / "nope").string(), kSiteRules});
+  EXPECT_EQ(badOnly.exit, 2);
+  EXPECT_EQ(badOnly.err, "attribc: error: --only " + (dir_ / "nope").string() + ": no such file or directory\n");
+}
+
+// A site rule that changes a stdlib test without saying so (no override) fails that test, and
+// the failure says the stdlib alone passes it.
+TEST_F(AttribcCli, AnUndeclaredChangeToAStdlibTestIsAFailure) {
+  fs::path site = write("site/grab.attr", R"(package site.grab
+import gpu.xid
+outcome our_outcome {
+  when root is xid.xid79
+  family accelerator-gpu
+  confidence 0.5
+}
+)");
+  Outcome r = run({"test", "--filter", "xid79 on one node, NCCL timeouts and tear-down everywhere", site.parent_path().string()});
+  EXPECT_EQ(r.exit, 1) << r.out;
+  EXPECT_NE(r.out.find("FAIL  <stdlib>/gpu/xid.attr:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("expected outcome [gpu.xid.gpu_lost], got [site.grab.our_outcome, gpu.xid.gpu_lost]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("it passes with stdlib alone: the rules layered above change it (site.grab.our_outcome); "
+                       "'override' or 'disable' what should change"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("0 passed, 1 failed"), std::string::npos) << r.out;
+}
+
+TEST_F(AttribcCli, BaseLayersAndOverridesOfOverrides) {
+  fs::path team = write("team/gpu.attr", R"(package team.gpu
+import gpu.xid
+override outcome gpu.xid.gpu_lost "The team's view" {
+  when root is gpu.xid.xid79
+  family accelerator-gpu
+  action drain_node
+  confidence 0.6
+}
+)");
+  Outcome layered = run({"check", "--base", kSiteRules, team.parent_path().string()});
+  EXPECT_EQ(layered.exit, 0) << layered.err;
+  // In one layer, two overrides of one outcome collide.
+  Outcome together = run({"check", kSiteRules, team.parent_path().string()});
+  EXPECT_EQ(together.exit, 1);
+  EXPECT_NE(together.err.find("error: 'gpu.xid.gpu_lost' is changed twice in this layer [A101]"), std::string::npos)
+      << together.err;
+  // The site's test of the outcome now sees the team's override: changed, not failed.
+  Outcome tests = run({"test", "--base", kSiteRules, "--only", kSiteRules, team.parent_path().string()});
+  EXPECT_EQ(tests.exit, 0) << tests.out;
+  EXPECT_NE(tests.out.find("CHANGED " + kSiteRules + "/gpu.attr:"), std::string::npos) << tests.out;
+  EXPECT_NE(tests.out.find("changed by site override of outcome gpu.xid.gpu_lost (" + team.string() + ":3)"),
+            std::string::npos)
+      << tests.out;
+}
+
+TEST_F(AttribcCli, FixAppliesTheSafeFixitsAndChecksAgain) {
+  const std::string broken =
+      "package site\n"
+      "symptom up \"Upload failed\" {\n  on log\n  match /upload to s3://x failed/\n  family storage\n  blame workload\n}\n"
+      "outcome o {\n  when root is up and workload.duration > 5min and workload.exit_code = 1\n  family storage\n}\n";
+  fs::path p = write("fix.attr", broken);
+  Outcome before = run({"check", p.string()});
+  EXPECT_EQ(before.exit, 1);
+  EXPECT_NE(before.err.find("3 errors generated."), std::string::npos) << before.err;
+  EXPECT_NE(before.err.find("                        \\/\\/\n"), std::string::npos) << before.err;
+  Outcome fixed = run({"check", "--fix", p.string()});
+  EXPECT_EQ(fixed.exit, 0) << fixed.err;
+  EXPECT_EQ(fixed.err, "attribc: --fix applied 4 fix-its in 1 file\n"
+                       "attribc: 1 file checked against the stdlib, no problems found\n");
+  EXPECT_EQ(slurp(p), "package site\n"
+                      "symptom up \"Upload failed\" {\n  on log\n  match /upload to s3:\\/\\/x failed/\n  family storage\n"
+                      "  blame workload\n}\n"
+                      "outcome o {\n  when root is up and workload.duration > 5m and workload.exit_code == 1\n"
+                      "  family storage\n}\n");
+  // A guess is never applied: the unit of a bare number stays as written.
+  fs::path guess = write("guess.attr", "outcome o {\n  when workload.duration > 20\n  family unknown\n}\n");
+  Outcome unfixed = run({"check", "--fix", guess.string()});
+  EXPECT_EQ(unfixed.exit, 1);
+  EXPECT_NE(unfixed.err.find("attribc: --fix applied 0 fix-its in 0 files"), std::string::npos) << unfixed.err;
+  EXPECT_NE(unfixed.err.find("did you mean '20m' (or '20s')?"), std::string::npos) << unfixed.err;
+  EXPECT_EQ(slurp(guess), "outcome o {\n  when workload.duration > 20\n  family unknown\n}\n");
+  Outcome json = run({"check", "--format", "json", guess.string()});
+  auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["fixits"].size(), 1u) << json.out;
+  EXPECT_EQ(j["fixits"][0]["replacement"], "20m");
+  EXPECT_EQ(j["fixits"][0]["safe"], false);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ void printError(const std::string& message) { fmt::print(stderr, "attrib: error:
 struct DiagnoseOptions {
   std::vector<std::string> paths;  // files, directories, archives; "-" for standard input
   std::string workloadFile;
-  std::string rules;
+  std::vector<std::string> rules;
   std::string format;  // json or text; empty: text on a terminal, json otherwise
   bool noJit = false;
   std::string jitCache = attrib::jit::defaultCacheDir();
@@ -94,7 +94,8 @@ int runDiagnose(const DiagnoseOptions& options) {
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = options.noJitCache ? "" : options.jitCache;
-  auto engine = attrib::tools::loadRuleSet(options.rules, ruleSet, &error);
+  ruleSet.rulesCacheDir = attrib::tools::defaultRulesCacheDir();
+  auto engine = attrib::tools::loadRuleSet(attrib::tools::rulePaths(options.rules), ruleSet, &error);
   if (!engine) {
     printError(error);
     return kExitError;
@@ -165,15 +166,17 @@ void onSignal(int) { gStop = true; }
 
 int runBlueprintCommand(const RunCommandOptions& options) {
   namespace orch = attrib::orchestrator;
-  std::string error, rulesPath;
-  if (!orch::blueprintRules(options.config, &rulesPath, &error)) {
+  std::string error;
+  std::vector<std::string> rulePaths;
+  if (!orch::blueprintRules(options.config, &rulePaths, &error)) {
     printError(error);
     return kExitError;
   }
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = options.jitCache;
-  auto engine = attrib::tools::loadRuleSet(rulesPath, ruleSet, &error);
+  ruleSet.rulesCacheDir = attrib::tools::defaultRulesCacheDir();
+  auto engine = attrib::tools::loadRuleSet(rulePaths, ruleSet, &error);
   if (!engine) {
     printError(error);
     return kExitError;
@@ -249,7 +252,7 @@ int runBlueprintCommand(const RunCommandOptions& options) {
 struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
   std::string tokenFile;
-  std::string rules;
+  std::vector<std::string> rules;
   // Signed, so that a negative value is refused by name instead of wrapping around.
   int64_t maxBody = 64 << 20;
   int64_t maxInFlight = 16;
@@ -286,7 +289,9 @@ int runServe(const ServeOptions& options) {
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
   ruleSet.jitCacheDir = attrib::jit::defaultCacheDir();
-  auto engine = attrib::tools::loadRuleSet(options.rules, ruleSet, &error);
+  ruleSet.rulesCacheDir = attrib::tools::defaultRulesCacheDir();
+  std::vector<std::string> rulePaths = attrib::tools::rulePaths(options.rules);
+  auto engine = attrib::tools::loadRuleSet(rulePaths, ruleSet, &error);
   if (!engine) {
     printError(error);
     return kExitError;
@@ -296,7 +301,7 @@ int runServe(const ServeOptions& options) {
     std::lock_guard<std::mutex> lock(logMu);
     fmt::print(stderr, "{}\n", line);
   };
-  serviceOptions.reload = [options, ruleSet](std::string* why) { return attrib::tools::loadRuleSet(options.rules, ruleSet, why); };
+  serviceOptions.reload = [rulePaths, ruleSet](std::string* why) { return attrib::tools::loadRuleSet(rulePaths, ruleSet, why); };
   if (!options.tokenFile.empty()) {
     std::FILE* f = std::fopen(options.tokenFile.c_str(), "r");
     if (!f) {
@@ -362,7 +367,9 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_option("--workload", diagnose.workloadFile,
                           "A workload.json with the job's state and layout (docs/workloads.md)");
   diagnoseCmd->add_option("--rules", diagnose.rules,
-                          "Rules: a bundle from 'attribc build', or .attr files/directories (default: the stdlib)");
+                          "Rules: a bundle from 'attribc build', or .attr files/directories layered on the stdlib, "
+                          "repeatable (default: $ATTRIB_RULES, else the stdlib)")
+      ->allow_extra_args(false);
   diagnoseCmd->add_option("--format", diagnose.format,
                           "json (the verdict) or text (a short summary); default text on a terminal, json otherwise")
       ->check(CLI::IsMember({"json", "text"}));
@@ -394,7 +401,10 @@ int main(int argc, char** argv) {
   CLI::App* serveCmd = app.add_subcommand("serve", "Serve attribution over HTTP (docs/service.md)");
   serveCmd->add_option("--listen", serve.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
   serveCmd->add_option("--token-file", serve.tokenFile, "Require this bearer token (read from the file)");
-  serveCmd->add_option("--rules", serve.rules, "A bundle or .attr files (default: the stdlib)");
+  serveCmd->add_option("--rules", serve.rules,
+                       "A bundle, or .attr rule sets layered on the stdlib, repeatable (default: $ATTRIB_RULES, else "
+                       "the stdlib)")
+      ->allow_extra_args(false);
   serveCmd->add_option("--max-body", serve.maxBody, "Largest request body, in bytes (413 beyond)")->capture_default_str();
   serveCmd->add_option("--max-in-flight", serve.maxInFlight, "Requests handled at once; more get 503")->capture_default_str();
   serveCmd->add_option("--threads", serve.threads, "Worker threads for requests")->capture_default_str();

@@ -15,7 +15,7 @@ namespace attrib::tools {
 int runBuild(const BuildOptions& options) {
   DiagnosticSink sink;
   Compilation compilation(sink);
-  if (int status = readAndCheck(compilation, options.paths, options.color, "no bundle was written"); status != kExitOk) {
+  if (int status = readAndCheck(compilation, options.rules, options.color, "no bundle was written"); status != kExitOk) {
     return status;
   }
   LowerOptions lower;

@@ -13,11 +13,20 @@ inline constexpr int kExitUsage = 2;
 
 enum class ColorMode { Auto, Always, Never };
 
-struct CheckOptions {
+// The rule set a command works on, in layers (docs/language.md, "Layers"): the embedded stdlib
+// (unless --no-stdlib), then each --base in order, then `paths`. Without paths, the stdlib alone.
+struct RuleInputs {
   std::vector<std::string> paths;
+  std::vector<std::string> bases;
+  bool noStdlib = false;
+};
+
+struct CheckOptions {
+  RuleInputs rules;
   std::string format = "text";          // text | json | sarif
   std::vector<std::string> warnings;    // -W values: error, no-<slug>
   ColorMode color = ColorMode::Auto;
+  bool fix = false;  // apply the fix-its marked safe, rewriting the files, then check again
 };
 
 struct FmtOptions {
@@ -28,7 +37,7 @@ struct FmtOptions {
 };
 
 struct BuildOptions {
-  std::vector<std::string> paths;
+  RuleInputs rules;
   std::string output = "rules.attrb";
   std::string name = "rules";
   std::string version = "0.0.0";
@@ -36,26 +45,40 @@ struct BuildOptions {
 };
 
 struct TestOptions {
-  std::vector<std::string> paths;
+  RuleInputs rules;
   bool verbose = false;
+  std::string filter;              // only tests whose name matches (a glob with * and ?, else a substring)
+  std::vector<std::string> only;   // only tests in these files or below these directories
   ColorMode color = ColorMode::Auto;
 };
 
 struct DocOptions {
-  std::vector<std::string> paths;
+  RuleInputs rules;
   std::string title = "The rule catalogue";
   ColorMode color = ColorMode::Auto;
 };
 
 struct ExplainOptions {
-  std::vector<std::string> paths;
+  RuleInputs rules;
   std::string ir;    // print the predicate IR of this declaration
   std::string llvm;  // print the LLVM IR of this declaration
   bool unoptimised = false;
   ColorMode color = ColorMode::Auto;
 };
 
+struct StdlibOptions {
+  std::string exportDir;  // `attribc stdlib export DIR`
+  bool list = false;      // `attribc stdlib list`
+};
+
+struct LspOptions {
+  bool noStdlib = false;
+  std::string stdlibDir;  // where the stdlib is written for definitions; empty: the cache default
+};
+
 int runCheck(const CheckOptions& options);
+int runLsp(const LspOptions& options);
+int runStdlib(const StdlibOptions& options);
 int runExplain(const ExplainOptions& options);
 int runDoc(const DocOptions& options);
 int runTest(const TestOptions& options);

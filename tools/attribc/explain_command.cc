@@ -63,7 +63,7 @@ int runExplain(const ExplainOptions& options) {
   }
   DiagnosticSink sink;
   Compilation compilation(sink);
-  if (int status = readAndCheck(compilation, options.paths, options.color, "nothing was explained"); status != kExitOk) {
+  if (int status = readAndCheck(compilation, options.rules, options.color, "nothing was explained"); status != kExitOk) {
     return status;
   }
   ir::Program program = lower(compilation);
@@ -79,7 +79,7 @@ int runExplain(const ExplainOptions& options) {
     }
     if (clauses.empty()) {
       printError(fmt::format("no rule, outcome, symptom or filter named '{}' has a where/when clause in {}", name,
-                             fmt::join(options.paths, ", ")));
+                             options.rules.paths.empty() ? "the stdlib" : fmt::format("{}", fmt::join(options.rules.paths, ", "))));
       return kExitUsage;
     }
     for (const auto& c : clauses) {

@@ -1,10 +1,6 @@
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "compiler/compilation.h"
 #include "compiler/formatter.h"
@@ -12,33 +8,6 @@
 #include "tools/attribc/output.h"
 
 namespace attrib::tools {
-namespace {
-
-// Replaces `path` with `text` atomically (write a sibling, then rename), keeping its mode, so a
-// crash or full disk never leaves a half-written rule file.
-bool writeAtomically(const std::string& path, const std::string& text, std::string* error) {
-  std::string tmp = path + ".attribc-fmt.tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      *error = fmt::format("cannot write '{}': the disk may be full or read-only", path);
-      return false;
-    }
-  }
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0) ::chmod(tmp.c_str(), st.st_mode & 07777);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::filesystem::remove(tmp);
-    *error = fmt::format("cannot replace '{}': {}", path, std::strerror(errno));
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 int runFmt(const FmtOptions& options) {
   if (options.check && options.write) {

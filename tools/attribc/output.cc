@@ -1,12 +1,19 @@
 #include "tools/attribc/output.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "compiler/diagnostic_render.h"
+#include "tools/stdlib/embedded_stdlib.h"
 
 namespace attrib::tools {
 
@@ -44,9 +51,49 @@ int readPaths(Compilation& compilation, const std::vector<std::string>& paths) {
   return kExitOk;
 }
 
-int readAndCheck(Compilation& compilation, const std::vector<std::string>& paths, ColorMode color,
-                 const std::string& consequence) {
-  if (int status = readPaths(compilation, paths); status != kExitOk) return status;
+int readRules(Compilation& compilation, const RuleInputs& rules) {
+  if (rules.noStdlib && rules.paths.empty() && rules.bases.empty()) {
+    printError("no rules to work on: give rule files or directories, or leave out --no-stdlib");
+    return kExitUsage;
+  }
+  if (!rules.noStdlib) addStdlibLayer(compilation);
+  for (const auto& base : rules.bases) {
+    compilation.beginLayer(base);
+    if (int status = readPaths(compilation, {base}); status != kExitOk) return status;
+  }
+  if (!rules.paths.empty()) {
+    compilation.beginLayer(rules.paths.size() == 1 ? rules.paths[0] : fmt::format("{}", fmt::join(rules.paths, ", ")));
+    if (int status = readPaths(compilation, rules.paths); status != kExitOk) return status;
+  }
+  return kExitOk;
+}
+
+size_t topLayer(const Compilation& compilation) { return compilation.layerCount() - 1; }
+
+bool writeAtomically(const std::string& path, const std::string& text, std::string* error) {
+  std::string tmp = path + ".attribc.tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(tmp);
+      *error = fmt::format("cannot write '{}': the disk may be full or read-only", path);
+      return false;
+    }
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) ::chmod(tmp.c_str(), st.st_mode & 07777);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::filesystem::remove(tmp);
+    *error = fmt::format("cannot replace '{}': {}", path, std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+int readAndCheck(Compilation& compilation, const RuleInputs& rules, ColorMode color, const std::string& consequence) {
+  if (int status = readRules(compilation, rules); status != kExitOk) return status;
   compilation.check();
   DiagnosticSink& sink = compilation.diagnostics();
   if (sink.errorCount() > 0 || sink.warningCount() > 0) printDiagnosticsText(compilation, color);

@@ -39,6 +39,21 @@ class TestRun {
     Verdict v = engine_.diagnose(std::move(evidence));
     for (const auto& e : test_.expectations) check(e, v, r.failures);
     r.passed = r.failures.empty();
+    r.layer = module_.layer;
+    for (const auto& o : v.outcomes) r.names.insert(o.name);
+    if (v.root) r.names.insert(v.root->symptom);
+    for (const auto& [name, n] : v.symptomCounts) r.names.insert(name);
+    for (const auto& d : v.downstream) {
+      r.names.insert(d.symptom);
+      r.names.insert(d.explainedBy.substr(0, d.explainedBy.find('@')));
+      r.names.insert(d.rule);
+    }
+    for (const auto& e : test_.expectations) {
+      for (const auto& a : e.args) {
+        if (a.value.kind != ast::PropertyValue::Kind::Word) continue;
+        r.names.insert(resolve(a.value.text, e.key.text == "outcome" ? outcomeNames() : symptomNames()));
+      }
+    }
     return r;
   }
 
@@ -326,16 +341,18 @@ class TestRun {
 
 }  // namespace
 
-std::vector<RuleTestResult> runRuleTests(const Compilation& compilation, const runtime::Engine& engine) {
-  std::vector<const ast::Module*> modules;
-  for (const auto& p : compilation.parsed()) modules.push_back(p.module.get());
+std::vector<RuleTestResult> runRuleTests(const Compilation& compilation, const runtime::Engine& engine,
+                                         const RuleTestFilter& filter) {
+  std::vector<const ast::Module*> modules = compilation.declarationOrder();
   std::sort(modules.begin(), modules.end(), [&](auto* a, auto* b) {
     return compilation.sources().file(a->file).path() < compilation.sources().file(b->file).path();
   });
   std::vector<RuleTestResult> results;
   for (const auto* m : modules) {
     for (const auto& decl : m->declarations) {
-      if (const auto* t = std::get_if<ast::TestDecl>(&decl)) results.push_back(TestRun(compilation, engine, *m, *t).run());
+      const auto* t = std::get_if<ast::TestDecl>(&decl);
+      if (!t || (filter && !filter(compilation.sources().file(m->file).path(), t->name))) continue;
+      results.push_back(TestRun(compilation, engine, *m, *t).run());
     }
   }
   return results;
