@@ -29,7 +29,7 @@
 namespace attrib {
 
 inline constexpr std::string_view kBundleMagic = "ATTRBNDL";
-inline constexpr uint32_t kBundleFormatVersion = 2;
+inline constexpr uint32_t kBundleFormatVersion = 3;
 
 struct PatternRef {
   int32_t symptom;
