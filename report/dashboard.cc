@@ -232,7 +232,7 @@ DashboardResponse Dashboard::overview(const DashboardRequest& request) {
 SELECT date(coalesce(w.end_ns, v.created_ns) / 1000000000, 'unixepoch') AS day, v.family, count(*) AS n
 FROM verdicts v JOIN workloads w USING (workload_id, ruleset_digest)
 WHERE w.state <> 'COMPLETED' AND coalesce(w.end_ns, v.created_ns) >= ?1
-GROUP BY day, v.family ORDER BY day, n DESC, v.family LIMIT ?2)sql");
+GROUP BY day, v.family ORDER BY day DESC, n DESC, v.family LIMIT ?2)sql");
     q.bind(1, since).bind(2, static_cast<int64_t>(366 * 20));
     while (q.next()) cells.push_back({q.text(0), q.text(1), q.integer(2)});
   }
@@ -258,7 +258,7 @@ GROUP BY day, v.family ORDER BY day, n DESC, v.family LIMIT ?2)sql");
   w.element("summary", "per day");
   w.open("table", {{"id", "families-per-day"}});
   w.raw("<thead><tr><th>day</th><th>family</th><th>failures</th></tr></thead><tbody>");
-  for (auto it = cells.rbegin(); it != cells.rend(); ++it) {
+  for (auto it = cells.begin(); it != cells.end(); ++it) {
     w.open("tr", {{"data-day", it->day}, {"data-family", it->family}, {"data-count", std::to_string(it->count)}});
     w.element("td", {{"class", "mono"}}, it->day);
     w.element("td", it->family);
