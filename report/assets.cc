@@ -119,6 +119,7 @@ const std::string_view kTimelineScript = R"js(
     });
   });
   draw();
+  svg.setAttribute('data-interactive', '1');  // the script ran (the page's policy admitted it)
 })();
 )js";
 

@@ -254,7 +254,7 @@ GROUP BY day, v.family ORDER BY day DESC, n DESC, v.family LIMIT ?2)sql");
   if (families.empty()) w.raw("<tr><td colspan=\"3\" class=\"muted\">no failures in this window</td></tr>");
   w.raw("</tbody>");
   w.close();
-  w.open("details", {{"open", "open"}});
+  w.open("details");
   w.element("summary", "per day");
   w.open("table", {{"id", "families-per-day"}});
   w.raw("<thead><tr><th>day</th><th>family</th><th>failures</th></tr></thead><tbody>");

@@ -149,6 +149,10 @@ void renderTimeline(Writer& w, const Verdict& v, const TimelineOptions& options)
   std::set<std::string> all(v.workload.nodes.begin(), v.workload.nodes.end());
   for (const auto& n : v.badNodes) all.insert(n.node);
   for (const auto& n : v.interestingNodes) all.insert(n.node);
+  // A workload small enough gets a lane for every node, the quiet ones last.
+  if (all.size() <= options.maxLanes) {
+    for (const auto& n : v.workload.nodes) add(n);
+  }
   uint64_t mostNodes = 0;
   for (const auto& d : v.downstream) mostNodes = std::max(mostNodes, d.nodes);
   size_t rest = all.size() > lanes.size() ? all.size() - lanes.size() : 0;

@@ -3,7 +3,8 @@
 // Lanes, top to bottom: the workload (its start and end, findings with no node), then the
 // nodes in order of interest (the root's, the bad nodes, those of other causes, the
 // interesting ones, then where the downstream groups appeared first), at most maxLanes of them;
-// every other node of the workload is counted in one last lane. Below the lanes, a band per
+// every other node of the workload is counted in one last lane. A workload with no more nodes
+// than maxLanes shows all of them, the quiet ones last. Below the lanes, a band per
 // downstream group (the largest maxBands) from its first to its last instance, with its count
 // and an arrow to the cause that explains it. Marks carry a <title> (the hover text).
 //
