@@ -54,6 +54,9 @@ const std::string_view kTimelineScript = R"js(
   var ds = svg.dataset, L = +ds.left, R = +ds.right, H = +ds.height;
   var view = {incident: [+ds.t0, +ds.t1], job: [+ds.j0, +ds.j1]};
   var d0 = view.incident[0], d1 = view.incident[1];
+  // A link may name the window to open: report.html#view=T0,T1 (milliseconds since the epoch).
+  var asked = /^#view=(\d+(?:\.\d+)?),(\d+(?:\.\d+)?)$/.exec(location.hash);
+  if (asked && +asked[2] - +asked[1] >= 1000) { d0 = +asked[1]; d1 = +asked[2]; }
   var steps = [1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5];
   function x(t) { return L + (t - d0) / (d1 - d0) * (R - L); }
   function pad(n) { return (n < 10 ? '0' : '') + n; }
@@ -102,7 +105,11 @@ const std::string_view kTimelineScript = R"js(
     if (n1 - n0 < 1000) return;
     d0 = n0; d1 = n1; draw();
   }
-  svg.addEventListener('wheel', function (e) { e.preventDefault(); zoom(e.deltaY < 0 ? 0.8 : 1.25, at(e)); }, {passive: false});
+  // Only with Ctrl or Shift held: a plain wheel scrolls the page past the timeline.
+  svg.addEventListener('wheel', function (e) {
+    if (!e.ctrlKey && !e.shiftKey) return;
+    e.preventDefault(); zoom(e.deltaY < 0 ? 0.8 : 1.25, at(e));
+  }, {passive: false});
   var drag = null;
   svg.addEventListener('pointerdown', function (e) { drag = {x: at(e), d0: d0, d1: d1}; svg.setPointerCapture(e.pointerId); });
   svg.addEventListener('pointermove', function (e) {

@@ -175,7 +175,7 @@ void renderTimeline(Writer& w, const Verdict& v, const TimelineOptions& options)
   w.element("button", {{"type", "button"}, {"data-zoom", "incident"}}, "the incident");
   w.element("button", {{"type", "button"}, {"data-zoom", "job"}}, "the whole job");
   w.element("span", {{"class", "muted"}},
-            fmt::format(" {} node lane(s){}; scroll to zoom, drag to pan. Times are UTC.", lanes.size(),
+            fmt::format(" {} node lane(s){}; Ctrl+scroll to zoom, drag to pan. Times are UTC.", lanes.size(),
                         rest ? fmt::format(", {} other node(s) in one lane", rest) : ""));
   w.close();
 

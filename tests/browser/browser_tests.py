@@ -267,6 +267,15 @@ def cmd_large(args):
     rest = [t.text() for t in svg.find("text", cls="rest")]
     check(rest == [f"+ {1024 - lanes} other node(s)"], f"nodes-1024: the collapsed lane says {rest}")
     check(os.path.getsize(path) < 2 << 20, f"nodes-1024: the report is {os.path.getsize(path)} bytes, over 2 MB")
+    # The script's time axis: a window of 2 s around the root puts the root in the middle.
+    t = float(next(svg.find("g", cls="root")).attrs["data-t"])
+    left, right = float(svg.attrs["data-left"]), float(svg.attrs["data-right"])
+    dom_text, log = render("file://" + os.path.abspath(path) + f"#view={t - 1000:.0f},{t + 1000:.0f}",
+                           os.path.join(args.out, "screenshots", "nodes-1024-zoomed.png"))
+    zoomed = Dom(dom_text).root.by_id("timeline-svg")
+    x = float(re.match(r"translate\(([-\d.]+),", next(zoomed.find("g", cls="root")).attrs["transform"]).group(1))
+    check(abs(x - (left + right) / 2) < 1, f"nodes-1024: zoomed in on the root, it is at x={x}, not {(left + right) / 2}")
+    check(zoomed.attrs.get("data-interactive") == "1" and not refused(log), "nodes-1024: the zoomed page's script did not run")
     return 1
 
 
