@@ -139,6 +139,7 @@ class Lowerer {
     const SymptomInfo& info = c_.index().symptoms.at(q);
     out.name = q;
     out.title = s.title ? *s.title : word(s.properties, "title", "");
+    out.description = word(s.properties, "description", "");
     out.family = word(s.properties, "family", "unknown");
     std::string severity = word(s.properties, "severity", "error");
     out.severity = severity == "critical" ? ir::Severity::Critical

@@ -331,6 +331,7 @@ std::string encode(const Program& p) {
   for (const auto& s : p.symptoms) {
     w.bytes(s.name);
     w.bytes(s.title);
+    w.bytes(s.description);
     w.bytes(s.family);
     writeEnum(w, s.severity);
     writeEnum(w, s.blame);
@@ -409,7 +410,7 @@ bool decode(std::string_view bytes, Program* out, std::string* error) {
   for (size_t i = 0; ok && i < p.symptoms.size(); ++i) {
     Symptom& s = p.symptoms[i];
     uint8_t hasWhen = 0;
-    ok = r.string(&s.name) && r.string(&s.title) && r.string(&s.family) &&
+    ok = r.string(&s.name) && r.string(&s.title) && r.string(&s.description) && r.string(&s.family) &&
          readEnum(r, &s.severity, Severity::Critical, "severity") && readEnum(r, &s.blame, Blame::Gpu, "blame") &&
          readEnum(r, &s.role, Role::Context, "role") && readStrings(r, &s.actions) && readStrings(r, &s.refs) &&
          readEnum(r, &s.stream, StreamKind::Nodes, "stream") && readStrings(r, &s.sources) &&

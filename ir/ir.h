@@ -135,6 +135,7 @@ struct Pattern {
 struct Symptom {
   std::string name;     // qualified
   std::string title;
+  std::string description;  // the `description` property, for people (reports); may be empty
   std::string family;
   Severity severity = Severity::Error;
   Blame blame = Blame::Node;

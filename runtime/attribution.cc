@@ -587,6 +587,14 @@ class Run {
       ++counts[program_.symptoms[inst.symptom].name];
     }
     v.symptomCounts.assign(counts.begin(), counts.end());
+    {
+      std::map<std::string, const ir::Symptom*> byName;
+      for (const auto& s : program_.symptoms) byName[s.name] = &s;
+      for (const auto& [name, n] : v.symptomCounts) {
+        const ir::Symptom& s = *byName.at(name);
+        v.symptoms.push_back({name, {s.title, s.family, s.description, s.refs}});
+      }
+    }
 
     for (size_t o : outcomes) {
       const ir::Outcome& out = program_.outcomes[o];
@@ -642,9 +650,10 @@ class Run {
     // explained most of its instances.
     struct Group {
       uint64_t count = 0;
-      std::set<std::string> nodes;
+      std::map<std::string, DownstreamGroup::NodeSpread> nodes;
       std::set<int64_t> ranks;
-      std::optional<int64_t> first;  // the earliest known time
+      std::optional<int64_t> first, last;  // the earliest and latest known times
+      const Instance* firstInstance = nullptr;
       std::map<std::string, uint64_t> rules;
     };
     std::map<std::pair<std::string, std::string>, Group> groups;
@@ -658,15 +667,37 @@ class Run {
       std::string explainer = program_.symptoms[by.symptom].name + (by.node.empty() ? "" : "@" + by.node);
       Group& g = groups[{program_.symptoms[inst.symptom].name, explainer}];
       ++g.rules[program_.rules[inst.explainRule].name];
-      if (!inst.timeUnknown && (!g.first || inst.time < *g.first)) g.first = inst.time;
+      // The first instance, whatever order the evidence came in: ties on time go to the
+      // smallest (node, rank, place, text); instances of unknown time come last.
+      auto earlier = [](const Instance& a, const Instance& b) {
+        return std::tie(a.timeUnknown, a.time, a.node, a.rank, a.where.location, a.where.offset, a.text) <
+               std::tie(b.timeUnknown, b.time, b.node, b.rank, b.where.location, b.where.offset, b.text);
+      };
+      if (g.count == 0 || earlier(inst, *g.firstInstance)) g.firstInstance = &inst;
+      if (!inst.timeUnknown) {
+        if (!g.first || inst.time < *g.first) g.first = inst.time;
+        if (!g.last || inst.time > *g.last) g.last = inst.time;
+      }
       ++g.count;
-      if (!inst.node.empty()) g.nodes.insert(inst.node);
+      if (!inst.node.empty()) {
+        auto [it, added] = g.nodes.try_emplace(inst.node, DownstreamGroup::NodeSpread{inst.node, std::nullopt, 0});
+        if (!inst.timeUnknown && (!it->second.first || inst.time < *it->second.first)) it->second.first = inst.time;
+        ++it->second.count;
+      }
       if (inst.rank) g.ranks.insert(*inst.rank);
     }
     for (auto& [key, g] : groups) {
       auto rule = std::max_element(g.rules.begin(), g.rules.end(),
                                    [](const auto& a, const auto& b) { return a.second < b.second; });
-      v.downstream.push_back({key.first, g.count, g.nodes.size(), g.ranks.size(), g.first, key.second, rule->first});
+      DownstreamGroup d{key.first, g.count, g.nodes.size(), g.ranks.size(), g.first, key.second, rule->first, g.last, {}, {}};
+      for (const auto& [node, spread] : g.nodes) d.earliestNodes.push_back(spread);
+      std::sort(d.earliestNodes.begin(), d.earliestNodes.end(), [](const auto& a, const auto& b) {
+        // Nodes whose times are all unknown come last.
+        return std::make_tuple(!a.first, a.first.value_or(0), a.node) < std::make_tuple(!b.first, b.first.value_or(0), b.node);
+      });
+      if (d.earliestNodes.size() > DownstreamGroup::kEarliestNodes) d.earliestNodes.resize(DownstreamGroup::kEarliestNodes);
+      if (g.firstInstance) d.evidence.push_back(evidenceOf(*g.firstInstance));
+      v.downstream.push_back(std::move(d));
     }
     std::stable_sort(v.downstream.begin(), v.downstream.end(),
                      [](const auto& a, const auto& b) { return a.count > b.count; });

@@ -95,8 +95,16 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
   j["other_causes"] = std::move(others);
   ordered_json downstream = ordered_json::array();
   for (const auto& d : v.downstream) {
+    ordered_json earliest = ordered_json::array();
+    for (const auto& n : d.earliestNodes) {
+      earliest.push_back({{"node", n.node}, {"first", optTime(n.first)}, {"count", n.count}});
+    }
+    ordered_json evidence = ordered_json::array();
+    for (const auto& e : d.evidence) evidence.push_back(evidenceJson(e));
     downstream.push_back({{"symptom", d.symptom}, {"count", d.count}, {"nodes", d.nodes}, {"ranks", d.ranks},
-                          {"first", optTime(d.first)}, {"explained_by", d.explainedBy}, {"rule", d.rule}});
+                          {"first", optTime(d.first)}, {"last", optTime(d.last)},
+                          {"explained_by", d.explainedBy}, {"rule", d.rule}, {"earliest_nodes", std::move(earliest)},
+                          {"evidence", std::move(evidence)}});
   }
   j["downstream"] = std::move(downstream);
   j["recommendation"] = {{"actions", v.actions}, {"nodes", v.actionNodes}};
@@ -117,6 +125,12 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
   ordered_json counts = ordered_json::object();
   for (const auto& [name, n] : v.symptomCounts) counts[name] = n;
   j["symptom_counts"] = std::move(counts);
+  ordered_json symptoms = ordered_json::object();
+  for (const auto& [name, info] : v.symptoms) {
+    symptoms[name] = {{"title", info.title}, {"family", info.family}, {"description", optString(info.description)},
+                      {"refs", info.refs}};
+  }
+  j["symptoms"] = std::move(symptoms);
   j["ruleset"] = {{"name", v.rulesetName}, {"version", v.rulesetVersion}, {"digest", v.rulesetDigest}};
   j["stats"] = {{"lines_scanned", v.stats.linesScanned},
                 {"bytes_scanned", v.stats.bytesScanned},

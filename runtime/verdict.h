@@ -41,6 +41,23 @@ struct DownstreamGroup {
   std::optional<int64_t> first;  // the earliest known time of the group's instances
   std::string explainedBy;  // "symptom@node"
   std::string rule;
+  int64_t last = 0;  // the time of its last instance (first <= last)
+  // Where it appeared first: up to kEarliestNodes nodes in the order the group reached them
+  // (time of their first instance, then name), each with its first time and its count there.
+  struct NodeSpread {
+    std::string node;
+    int64_t first = 0;
+    uint64_t count = 0;
+  };
+  std::vector<NodeSpread> earliestNodes;
+  std::vector<EvidenceLine> evidence;  // the line of its first instance (one; empty if none)
+  static constexpr size_t kEarliestNodes = 16;
+};
+
+// What a symptom named in the verdict means, from its rule: for people reading the verdict.
+struct SymptomInfo {
+  std::string title, family, description;
+  std::vector<std::string> refs;  // the rule's `ref` values (URLs, document references)
 };
 
 struct OutcomeFinding {
@@ -66,6 +83,8 @@ struct Verdict {
   std::vector<ConnectorReport> reports;
   // How many live instances each symptom had (after filtering), by qualified name.
   std::vector<std::pair<std::string, uint64_t>> symptomCounts;
+  // What each symptom of symptomCounts means (the same names, in the same order).
+  std::vector<std::pair<std::string, SymptomInfo>> symptoms;
   std::string rulesetName, rulesetVersion, rulesetDigest;
   struct Stats {
     uint64_t linesScanned = 0, bytesScanned = 0, metricSamples = 0, symptoms = 0;

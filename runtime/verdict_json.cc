@@ -201,7 +201,8 @@ Verdict verdictOf(const ordered_json& j) {
   }
   object(j, "", {"schema", "workload", "terminal_state", "outcome", "root_cause", "bad_nodes", "interesting_nodes",
                  "other_causes", "downstream", "recommendation", "confidence", "confidence_notes", "connector_reports",
-                 "symptom_counts", "ruleset", "stats"});
+                 "symptom_counts", "ruleset", "stats"},
+         {"symptoms"});
   Verdict v;
   const ordered_json& w = object(j["workload"], "workload", {"id", "scheduler", "name", "state", "exit_code", "start", "end", "nodes", "ranks"});
   v.workload.id = str(w, "workload", "id");
@@ -242,7 +243,8 @@ Verdict verdictOf(const ordered_json& j) {
   const ordered_json& downstream = array(j, "", "downstream");
   for (size_t i = 0; i < downstream.size(); ++i) {
     std::string path = fmt::format("downstream[{}]", i);
-    const ordered_json& d = object(downstream[i], path, {"symptom", "count", "nodes", "ranks", "first", "explained_by", "rule"});
+    const ordered_json& d = object(downstream[i], path, {"symptom", "count", "nodes", "ranks", "first", "explained_by", "rule"},
+                                   {"last", "earliest_nodes", "evidence"});
     DownstreamGroup g;
     g.symptom = str(d, path, "symptom");
     g.count = unsignedOf(d["count"], path + ".count");
@@ -251,6 +253,21 @@ Verdict verdictOf(const ordered_json& j) {
     g.first = optTime(d, path, "first");
     g.explainedBy = str(d, path, "explained_by");
     g.rule = str(d, path, "rule");
+    // Verdicts stored before these fields existed lack them: the group then ends where it began.
+    g.last = d.contains("last") ? time(d, path, "last") : g.first;
+    if (g.last < g.first) fail(path + ".last", "must not be before 'first'");
+    if (d.contains("earliest_nodes")) {
+      const ordered_json& list = array(d, path, "earliest_nodes");
+      for (size_t k = 0; k < list.size(); ++k) {
+        std::string at = fmt::format("{}.earliest_nodes[{}]", path, k);
+        object(list[k], at, {"node", "first", "count"});
+        g.earliestNodes.push_back({str(list[k], at, "node"), time(list[k], at, "first"), unsignedOf(list[k]["count"], at + ".count")});
+      }
+    }
+    if (d.contains("evidence")) {
+      const ordered_json& list = array(d, path, "evidence");
+      for (size_t k = 0; k < list.size(); ++k) g.evidence.push_back(evidence(list[k], fmt::format("{}.evidence[{}]", path, k)));
+    }
     v.downstream.push_back(std::move(g));
   }
   const ordered_json& recommendation = object(j["recommendation"], "recommendation", {"actions", "nodes"});
@@ -291,6 +308,16 @@ Verdict verdictOf(const ordered_json& j) {
   if (!counts.is_object()) fail("symptom_counts", "must be an object");
   for (auto it = counts.begin(); it != counts.end(); ++it) {
     v.symptomCounts.emplace_back(it.key(), unsignedOf(it.value(), "symptom_counts." + it.key()));
+  }
+  if (j.contains("symptoms")) {
+    const ordered_json& symptoms = j["symptoms"];
+    if (!symptoms.is_object()) fail("symptoms", "must be an object");
+    for (auto it = symptoms.begin(); it != symptoms.end(); ++it) {
+      std::string path = "symptoms." + it.key();
+      const ordered_json& s = object(it.value(), path, {"title", "family", "description", "refs"});
+      v.symptoms.push_back({it.key(), {str(s, path, "title"), str(s, path, "family"), optStr(s, path, "description"),
+                                       strings(s, path, "refs")}});
+    }
   }
   const ordered_json& ruleset = object(j["ruleset"], "ruleset", {"name", "version", "digest"});
   v.rulesetName = str(ruleset, "ruleset", "name");

@@ -7,7 +7,9 @@
 // the rendered rank count.
 //
 // Strict: the schema must be attrib.verdict/v1, every field must be present with its type, and
-// an unknown field is an error (it would be dropped silently otherwise). Errors are one line
+// an unknown field is an error (it would be dropped silently otherwise). The fields added since
+// the schema's first form (`symptoms`; `downstream[].last`, `earliest_nodes`, `evidence`) may be
+// missing, as in verdicts an older attrib stored: they read as empty (`last` as `first`). Errors are one line
 // naming the field: "verdict: 'root_cause.evidence[0].where.offset' must be a non-negative
 // integer".
 #pragma once

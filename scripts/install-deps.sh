@@ -25,6 +25,8 @@ packages=(
   munge slurmctld slurmd slurm-client slurmdbd slurmrestd slurm-wlm-jwt-plugin mariadb-server
   # a real Prometheus for the metrics source's tests (promtool backfills their history)
   prometheus
+  # a real browser, headless, for the report and dashboard tests (ctest -L browser)
+  chromium
 )
 
 missing=()

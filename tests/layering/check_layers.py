@@ -3,7 +3,7 @@
 
 The layers (DEVELOPERS.md, "Layers"), lowest first: json (bounded parsing, typed fields) and
 httpd (the HTTP server) depend on no attrib library; ir and evidence are the types every layer
-shares; compiler, runtime and jit work on them; connectors, sinks and wire sit on those; service
+shares; compiler, runtime and jit work on them; connectors, sinks, report and wire sit on those; service
 and orchestrator are the applications' libraries; tools/ (the command lines), tests/ and bench/
 may use anything. A library may depend only on the ones listed for it below. Checked two ways:
 every `#include "DIR/..."` of a library's sources, and every attrib_* library its CMakeLists.txt
@@ -25,6 +25,7 @@ ALLOWED = {
     "jit": {"runtime", "evidence", "ir", "json"},
     "connectors": {"evidence", "ir", "json"},
     "sinks": {"runtime", "evidence", "ir", "json"},
+    "report": {"runtime", "evidence", "ir", "json"},
     "wire": {"evidence", "ir", "json"},
     "service": {"httpd", "wire", "runtime", "evidence", "ir", "json"},
     "orchestrator": {"connectors", "sinks", "wire", "runtime", "evidence", "ir", "json"},

@@ -29,7 +29,9 @@
 #include "service/service.h"
 #include "sinks/sqlite_sink.h"
 #include "sinks/stream_sink.h"
+#include "tools/attrib/report_commands.h"
 #include "tools/attrib/rule_set.h"
+#include "tools/attrib/token_file.h"
 
 namespace {
 
@@ -53,6 +55,7 @@ struct DiagnoseOptions {
   unsigned threads = 0;
   bool timings = true;
   std::vector<std::string> sinks;  // stdout[:json|jsonl|text], sqlite:PATH
+  std::string report;              // also write the HTML report here (docs/report.md)
 };
 
 // The sinks named on the command line (default: stdout in --format), opened before any work
@@ -138,6 +141,10 @@ int runDiagnose(const DiagnoseOptions& options) {
       printError(error);
       status = kExitError;
     }
+  }
+  if (!options.report.empty() && !attrib::tools::writeReport(verdict, options.report, &error)) {
+    printError(error);
+    status = kExitError;
   }
   if (status == kExitOk && !verdict.nothingRead.empty()) {
     printError(verdict.nothingRead);
@@ -302,23 +309,9 @@ int runServe(const ServeOptions& options) {
     fmt::print(stderr, "{}\n", line);
   };
   serviceOptions.reload = [rulePaths, ruleSet](std::string* why) { return attrib::tools::loadRuleSet(rulePaths, ruleSet, why); };
-  if (!options.tokenFile.empty()) {
-    std::FILE* f = std::fopen(options.tokenFile.c_str(), "r");
-    if (!f) {
-      printError(fmt::format("cannot read the token file {}", options.tokenFile));
-      return kExitError;
-    }
-    char buffer[4096];
-    size_t n = std::fread(buffer, 1, sizeof buffer, f);
-    std::fclose(f);
-    serviceOptions.token.assign(buffer, n);
-    while (!serviceOptions.token.empty() && std::isspace(static_cast<unsigned char>(serviceOptions.token.back()))) {
-      serviceOptions.token.pop_back();
-    }
-    if (serviceOptions.token.empty()) {
-      printError(fmt::format("the token file {} is empty", options.tokenFile));
-      return kExitError;
-    }
+  if (!options.tokenFile.empty() && !attrib::tools::readTokenFile(options.tokenFile, &serviceOptions.token, &error)) {
+    printError(error);
+    return kExitError;
   }
   size_t colon = options.listen.rfind(':');
   int port = colon == std::string::npos ? -1 : std::atoi(options.listen.c_str() + colon + 1);
@@ -384,6 +377,7 @@ int main(int argc, char** argv) {
                           "sqlite:PATH (docs/sinks.md); default stdout");
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
+  diagnoseCmd->add_option("--report", diagnose.report, "Also write the verdict's HTML report to this file (docs/report.md)");
 
   RunCommandOptions runOptions;
   CLI::App* runCmd = app.add_subcommand("run", "Attribute every finished workload a blueprint's context finds (docs/orchestrator.md)");
@@ -421,7 +415,23 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--session-ttl", serve.sessionTtl, "Seconds an idle session lives")->capture_default_str();
   serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
 
+  attrib::tools::ReportCommandOptions report;
+  CLI::App* reportCmd = app.add_subcommand("report", "Write the HTML report of a verdict (docs/report.md)");
+  reportCmd->add_option("verdict", report.verdict, "A verdict JSON file from 'attrib diagnose', or - for stdin")
+      ->capture_default_str();
+  reportCmd->add_option("-o,--output", report.output, "The HTML file to write, or - for stdout")->capture_default_str();
+
+  attrib::tools::DashboardCommandOptions dashboard;
+  CLI::App* dashboardCmd = app.add_subcommand("dashboard", "Serve read-only pages over a verdict database (docs/report.md)");
+  dashboardCmd->add_option("database", dashboard.database, "The SQLite database of a sqlite sink")->required();
+  dashboardCmd->add_option("--listen", dashboard.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
+  dashboardCmd->add_option("--token-file", dashboard.tokenFile, "Require this bearer token (read from the file)");
+  dashboardCmd->add_option("--query-timeout", dashboard.queryTimeoutMs, "Milliseconds a page's queries may run")
+      ->capture_default_str();
+
   if (auto status = attrib::tools::parseCommandLine(app, argc, argv)) return *status;
+  if (*reportCmd) return attrib::tools::runReport(report);
+  if (*dashboardCmd) return attrib::tools::runDashboard(dashboard);
   if (*diagnoseCmd) return runDiagnose(diagnose);
   if (*serveCmd) return runServe(serve);
   if (*runCmd) {
