@@ -167,6 +167,36 @@ std::string entryPath(const std::string& name, std::string* why) {
   return out;
 }
 
+// The node a file's own first lines name, when they name exactly one: the Node: field of
+// `kubectl describe pod` ("Node:             gpu-b/10.0.0.2") or the _HOSTNAME= field of a
+// journal export (journalctl -o export/verbose).
+std::string nodeNamedIn(std::string_view head) {
+  std::set<std::string> names;
+  size_t pos = 0;
+  while (pos < head.size() && names.size() < 2) {
+    size_t end = head.find('\n', pos);
+    std::string_view line = head.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    pos = end == std::string_view::npos ? head.size() : end + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    std::string_view value;
+    if (line.rfind("Node:", 0) == 0) {
+      value = line.substr(5);
+      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+      value = value.substr(0, value.find('/'));
+    } else if (line.rfind("_HOSTNAME=", 0) == 0) {
+      value = line.substr(10);
+    } else {
+      continue;
+    }
+    while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.remove_suffix(1);
+    const bool plausible = !value.empty() && value != "<none>" &&
+                           value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") ==
+                               std::string_view::npos;
+    if (plausible) names.insert(std::string(value.substr(0, value.find('.'))));
+  }
+  return names.size() == 1 ? *names.begin() : "";
+}
+
 bool interestingWhole(std::string_view rel) {
   std::string base = baseName(rel);
   return base == "workload.json" || base == "hostname" || (endsWith(rel, ".jsonl") && rel.find("metrics/") != std::string_view::npos);
@@ -491,6 +521,11 @@ struct Intake::State {
         }
       }
       if (!take()) continue;
+      if (node.empty()) {
+        if (c.head.empty() && c.bytes) c.head = c.bytes->substr(0, 4096);
+        if (c.head.empty() && c.entry.empty() && !c.fsPath.empty()) c.head = headOf(LogReader::open(c.fsPath, sniffOptions()));
+        node = nodeNamedIn(c.head);
+      }
       LogFile f;
       f.path = c.fsPath;
       f.entry = c.entry;

@@ -16,9 +16,10 @@
 //     nvidia, infiniband, slurm, kubernetes and containers, all of the node its `hostname` file
 //     names; the rest of the report is configuration and is skipped;
 //   - anything else: every file is a log of no node.
-// A log's node comes from its layout when the layout gives one, else from its lines (the
-// scanner: syslog hosts, NCCL's host:pid:tid, ...); its hint (what its lines that say nothing
-// about themselves are) from its name.
+// A log's node comes from its layout when the layout gives one, else from the one node its first
+// 4 KiB name (kubectl describe's "Node:", a journal export's "_HOSTNAME="), else from its lines
+// (the scanner: syslog hosts, NCCL's host:pid:tid, ...); its hint (what its lines that say
+// nothing about themselves are) from its name.
 //
 // What is not read is said, never silent: each refused or unreadable file gets a connector report
 // with the reason (a symbolic link leading out of the path given, a dangling link or a link loop,

@@ -5,7 +5,7 @@
 //   magic           8 bytes  "ATTRBNDL"
 //   format version  u32, little endian (kBundleFormatVersion; bumped on every change)
 //   body, encoded with ir::Writer:
-//     rules digest       bytes  SHA-256 of the rule sources (path and text, sorted by path)
+//     rules digest       bytes  SHA-256 of the rule sources' content
 //     ruleset name       bytes
 //     ruleset version    bytes
 //     attribc version    bytes
@@ -19,7 +19,8 @@
 //
 // Pattern ids in the log database are positions in the flattened list of (symptom, pattern)
 // pairs of log symptoms, in symptom-id order (logPatternTable()), then the channel markers
-// (ir::markerExpressions(), in order) from the pattern count on. Format 3 added the markers.
+// (ir::markerExpressions(), in order) from the pattern count on. Format 3 added the symptoms'
+// descriptions to the program, format 4 the markers.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,7 @@
 namespace attrib {
 
 inline constexpr std::string_view kBundleMagic = "ATTRBNDL";
-inline constexpr uint32_t kBundleFormatVersion = 3;
+inline constexpr uint32_t kBundleFormatVersion = 4;
 
 struct PatternRef {
   int32_t symptom;

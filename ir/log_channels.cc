@@ -72,6 +72,12 @@ const std::vector<ChannelMarker> kMarkers = {
     {C::Orchestrator, F::Contains, "   Warning   ", "5m          Warning   Evicted   pod/trainer-0   The node was low on resource: memory.", "kubectl 1.28 get events"},
     {C::Orchestrator, F::Contains, "   Normal   ", "5m          Normal    Pulled    pod/trainer-0   Successfully pulled image \"nvcr.io/nvidia/pytorch:24.01-py3\"", "kubectl 1.28 get events"},
     {C::Orchestrator, F::Starts, "Error from server", "Error from server (BadRequest): container \"trainer\" in pod \"trainer-0\" is waiting to start: image can't be pulled", "kubectl 1.28"},
+    {C::Orchestrator, F::Starts, "Reason:  ", "      Reason:       OOMKilled", "kubectl 1.28 describe pod (a container's State)"},
+    {C::Orchestrator, F::Starts, "Last State:  ", "    Last State:     Terminated", "kubectl 1.28 describe pod"},
+    {C::Orchestrator, F::Starts, "Exit Code:  ", "      Exit Code:    137", "kubectl 1.28 describe pod"},
+    {C::Orchestrator, F::Contains, "   OOMKilled   ", "trainer-0   0/1     OOMKilled   3 (10s ago)   5m", "kubectl 1.28 get pods"},
+    {C::Orchestrator, F::Contains, "   CrashLoopBackOff   ", "trainer-0   0/1     CrashLoopBackOff   4 (30s ago)   6m", "kubectl 1.28 get pods"},
+    {C::Orchestrator, F::Contains, "   ImagePullBackOff   ", "trainer-0   0/1     ImagePullBackOff   0          2m", "kubectl 1.28 get pods"},
     // ---- container runtimes, as they surface in a job's or a pod's output
     {C::ContainerRuntime, F::Starts, "nvidia-container-cli: ", "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown", "NVIDIA Container Toolkit 1.14"},
     {C::ContainerRuntime, F::Contains, "OCI runtime create failed", "Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process", "containerd 1.7 / runc 1.1"},

@@ -71,8 +71,8 @@ std::string where(const SymptomFinding& f) {
   if (!f.node.empty()) s += "on " + f.node;
   if (!f.gpu.empty()) s += (s.empty() ? "" : ", ") + std::string("GPU ") + f.gpu;
   if (f.rank) s += (s.empty() ? "" : ", ") + fmt::format("rank {}", *f.rank);
-  s += (s.empty() ? "at " : ", at ") + formatTimestamp(f.time);
-  if (!f.timeKnown) s += " (estimated)";
+  s += f.timeUnknown ? (s.empty() ? "time unknown" : ", time unknown") : (s.empty() ? "at " : ", at ") + formatTimestamp(f.time);
+  if (!f.timeKnown && !f.timeUnknown) s += " (estimated)";
   return s;
 }
 
@@ -265,8 +265,8 @@ void evidenceSection(Writer& w, const Verdict& v) {
       w.element("td", {{"class", "n"}}, std::to_string(d.count));
       w.element("td", {{"class", "n"}}, std::to_string(d.nodes));
       w.element("td", {{"class", "n"}}, std::to_string(d.ranks));
-      w.element("td", {{"class", "mono"}}, formatTimestamp(d.first));
-      w.element("td", {{"class", "mono"}}, formatTimestamp(d.last));
+      w.element("td", {{"class", "mono"}}, d.first ? formatTimestamp(*d.first) : "time unknown");
+      w.element("td", {{"class", "mono"}}, d.last ? formatTimestamp(*d.last) : "time unknown");
       w.open("td").element("code", d.explainedBy).close();
       w.open("td", {{"class", "rule"}}).element("code", d.rule).close();
       w.close();

@@ -101,11 +101,14 @@ void mark(Writer& w, const Layout& l, double t, double y, const std::string& cls
 void renderTimeline(Writer& w, const Verdict& v, const TimelineOptions& options) {
   // The incident window: every time the findings name.
   std::vector<int64_t> times;
-  if (v.root) times.push_back(v.root->time);
-  for (const auto& f : v.otherCauses) times.push_back(f.time);
+  // Findings whose time is unknown are in the tables, not on the timeline.
+  if (v.root && !v.root->timeUnknown) times.push_back(v.root->time);
+  for (const auto& f : v.otherCauses) {
+    if (!f.timeUnknown) times.push_back(f.time);
+  }
   for (const auto& d : v.downstream) {
-    times.push_back(d.first);
-    times.push_back(d.last);
+    if (d.first) times.push_back(*d.first);
+    if (d.last) times.push_back(*d.last);
   }
   std::optional<int64_t> start = v.workload.start, end = v.workload.end;
   if (times.empty()) {
@@ -230,15 +233,15 @@ void renderTimeline(Writer& w, const Verdict& v, const TimelineOptions& options)
     size_t shown = 0;
     for (const auto& n : d.earliestNodes) {
       auto lane = laneY.find(n.node);
-      if (lane == laneY.end()) continue;
+      if (lane == laneY.end() || !n.first) continue;
       ++shown;
-      mark(w, l, ms(n.first), lane->second, "downstream",
+      mark(w, l, ms(*n.first), lane->second, "downstream",
            fmt::format("<circle r=\"3.5\" fill=\"{}\"></circle>", color),
-           fmt::format("{} ×{} on {}, first at {}", d.symptom, n.count, n.node, formatTimestamp(n.first)));
+           fmt::format("{} ×{} on {}, first at {}", d.symptom, n.count, n.node, formatTimestamp(*n.first)));
     }
-    if (rest && d.nodes > shown) {
-      w.open("rect", {{"class", "band rest-band"}, {"data-t", num(ms(d.first))}, {"data-t2", num(ms(d.last))},
-                      {"x", num(l.x(ms(d.first)))}, {"y", num(restY - 3)}, {"width", num(std::max(3.0, l.x(ms(d.last)) - l.x(ms(d.first))))},
+    if (rest && d.nodes > shown && d.first && d.last) {
+      w.open("rect", {{"class", "band rest-band"}, {"data-t", num(ms(*d.first))}, {"data-t2", num(ms(*d.last))},
+                      {"x", num(l.x(ms(*d.first)))}, {"y", num(restY - 3)}, {"width", num(std::max(3.0, l.x(ms(*d.last)) - l.x(ms(*d.first))))},
                       {"height", "6"}, {"fill", color}});
       w.element("title", fmt::format("{} on {} more node(s)", d.symptom, d.nodes - shown));
       w.close();
@@ -246,12 +249,13 @@ void renderTimeline(Writer& w, const Verdict& v, const TimelineOptions& options)
   }
   // Other causes, then the root on top.
   for (const auto& f : v.otherCauses) {
+    if (f.timeUnknown) continue;
     double rowY = laneY.count(f.node) ? laneY[f.node] : workloadY;
     mark(w, l, ms(f.time), rowY, "cause", "<path d=\"M0,-5 L5,0 L0,5 L-5,0 Z\" fill=\"#b26a00\"></path>",
          fmt::format("other cause: {} ({}) {}{}", f.title.empty() ? f.symptom : f.title, f.symptom,
                      f.node.empty() ? "" : "on " + f.node + " ", formatTimestamp(f.time)));
   }
-  if (v.root) {
+  if (v.root && !v.root->timeUnknown) {
     const SymptomFinding& r = *v.root;
     double rowY = laneY.count(r.node) ? laneY[r.node] : workloadY;
     mark(w, l, ms(r.time), rowY, "root",
@@ -263,24 +267,25 @@ void renderTimeline(Writer& w, const Verdict& v, const TimelineOptions& options)
   // Bands, with an arrow from each to what explains it.
   for (size_t i = 0; i < bands; ++i) {
     const DownstreamGroup& d = v.downstream[i];
+    if (!d.first || !d.last) continue;  // no known time: in the tables only
     std::string color = kPalette[i % std::size(kPalette)];
     double rowY = bandTop + i * kBand;
-    double x0 = l.x(ms(d.first)), x1 = l.x(ms(d.last));
+    double x0 = l.x(ms(*d.first)), x1 = l.x(ms(*d.last));
     w.open("g", {{"class", "downstream-band"}, {"data-symptom", d.symptom}, {"data-count", std::to_string(d.count)},
                  {"data-explained-by", d.explainedBy}});
-    w.open("rect", {{"class", "band"}, {"data-t", num(ms(d.first))}, {"data-t2", num(ms(d.last))}, {"x", num(x0)},
+    w.open("rect", {{"class", "band"}, {"data-t", num(ms(*d.first))}, {"data-t2", num(ms(*d.last))}, {"x", num(x0)},
                     {"y", num(rowY - 6)}, {"width", num(std::max(3.0, x1 - x0))}, {"height", "12"}, {"fill", color}});
     w.element("title", fmt::format("{}: {} instance(s) on {} node(s), {} rank(s), {} to {}; explained by {} (rule {})", d.symptom,
-                                   d.count, d.nodes, d.ranks, formatTimestamp(d.first), formatTimestamp(d.last),
+                                   d.count, d.nodes, d.ranks, formatTimestamp(*d.first), formatTimestamp(*d.last),
                                    d.explainedBy, d.rule));
     w.close();
-    w.open("text", labelAt(l, ms(d.first), rowY + 4, "band-count"))
+    w.open("text", labelAt(l, ms(*d.first), rowY + 4, "band-count"))
         .text(fmt::format("×{} on {} node(s), explained by {}", d.count, d.nodes, d.explainedBy))
         .close();
-    if (const SymptomFinding* cause = explainer(v, d.explainedBy)) {
+    if (const SymptomFinding* cause = explainer(v, d.explainedBy); cause && !cause->timeUnknown) {
       double causeY = laneY.count(cause->node) ? laneY[cause->node] : workloadY;
       double cx = l.x(ms(cause->time));
-      w.empty("path", {{"class", "arrow"}, {"marker-end", "url(#arrowhead)"}, {"data-t", num(ms(d.first))},
+      w.empty("path", {{"class", "arrow"}, {"marker-end", "url(#arrowhead)"}, {"data-t", num(ms(*d.first))},
                        {"data-y", num(rowY)}, {"data-t2", num(ms(cause->time))}, {"data-y2", num(causeY + 8)},
                        {"d", fmt::format("M{},{} C{},{} {},{} {},{}", num(x0), num(rowY), num(x0 - 40), num(rowY), num(cx - 40),
                                          num(causeY + 8), num(cx), num(causeY + 8))}});

@@ -374,7 +374,12 @@ class FileScan {
       }
       const std::vector<uint32_t>& record = records[r];
       const uint32_t head = record.front();
-      const LineChannel channel = channelOf(head);
+      // A record is of the channel its first claimed line says (an indented "Reason: OOMKilled"
+      // under kubectl's "Containers:"), else of its head's hint.
+      LineChannel channel = channelOf(head);
+      for (size_t k = 1; k < record.size() && !channel.claimed; ++k) {
+        if (LineChannel c = channelOf(record[k]); c.claimed) channel = c;
+      }
       const ir::ChannelMask readers = evidence::readersOf(channel);
       bool haveText = false, haveTime = false;
       Instance timed;
@@ -421,7 +426,8 @@ class FileScan {
           inst.where = given->where;
         } else {
           inst.where.connector = "files";
-          inst.where.location = file_.path;
+          // An archive's entry is named in it, as the intake's reports name it.
+          inst.where.location = file_.entry.empty() ? file_.path : file_.path + "!/" + file_.entry;
           inst.where.offset = chunk.offset + chunk.lineStarts[head];
           inst.where.line = chunk.firstLine + head + 1;
         }

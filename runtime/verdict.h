@@ -41,12 +41,12 @@ struct DownstreamGroup {
   std::optional<int64_t> first;  // the earliest known time of the group's instances
   std::string explainedBy;  // "symptom@node"
   std::string rule;
-  int64_t last = 0;  // the time of its last instance (first <= last)
+  std::optional<int64_t> last;  // the latest known time (first <= last)
   // Where it appeared first: up to kEarliestNodes nodes in the order the group reached them
   // (time of their first instance, then name), each with its first time and its count there.
   struct NodeSpread {
     std::string node;
-    int64_t first = 0;
+    std::optional<int64_t> first;  // the earliest known time there
     uint64_t count = 0;
   };
   std::vector<NodeSpread> earliestNodes;

@@ -254,14 +254,14 @@ Verdict verdictOf(const ordered_json& j) {
     g.explainedBy = str(d, path, "explained_by");
     g.rule = str(d, path, "rule");
     // Verdicts stored before these fields existed lack them: the group then ends where it began.
-    g.last = d.contains("last") ? time(d, path, "last") : g.first;
-    if (g.last < g.first) fail(path + ".last", "must not be before 'first'");
+    g.last = d.contains("last") ? optTime(d, path, "last") : g.first;
+    if (g.first && g.last && *g.last < *g.first) fail(path + ".last", "must not be before 'first'");
     if (d.contains("earliest_nodes")) {
       const ordered_json& list = array(d, path, "earliest_nodes");
       for (size_t k = 0; k < list.size(); ++k) {
         std::string at = fmt::format("{}.earliest_nodes[{}]", path, k);
         object(list[k], at, {"node", "first", "count"});
-        g.earliestNodes.push_back({str(list[k], at, "node"), time(list[k], at, "first"), unsignedOf(list[k]["count"], at + ".count")});
+        g.earliestNodes.push_back({str(list[k], at, "node"), optTime(list[k], at, "first"), unsignedOf(list[k]["count"], at + ".count")});
       }
     }
     if (d.contains("evidence")) {
@@ -281,7 +281,7 @@ Verdict verdictOf(const ordered_json& j) {
   for (size_t i = 0; i < reports.size(); ++i) {
     std::string path = fmt::format("connector_reports[{}]", i);
     const ordered_json& r =
-        object(reports[i], path, {"connector", "source", "status", "observations", "bytes", "reason", "elapsed_ms", "channels"});
+        object(reports[i], path, {"connector", "source", "status", "observations", "bytes", "reason", "elapsed_ms"}, {"channels"});
     ConnectorReport report;
     report.connector = str(r, path, "connector");
     report.source = str(r, path, "source");
@@ -295,7 +295,8 @@ Verdict verdictOf(const ordered_json& j) {
     report.bytes = unsignedOf(r["bytes"], path + ".bytes");
     report.reason = optStr(r, path, "reason");
     report.elapsedMs = integerOf(r["elapsed_ms"], path + ".elapsed_ms");
-    const ordered_json& channels = r["channels"];
+    // Verdicts stored before channels existed lack them.
+    const ordered_json& channels = r.contains("channels") ? r["channels"] : ordered_json::object();
     if (!channels.is_object()) fail(path + ".channels", "must be an object");
     for (auto it = channels.begin(); it != channels.end(); ++it) {
       ir::Channel c;
