@@ -11,6 +11,7 @@
 #include "ir/codec.h"
 #include "ir/log_channels.h"
 #include "ir/sha256.h"
+#include "ir/telling_words.h"
 
 namespace attrib {
 
@@ -56,7 +57,8 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
   ir::Program program = lower(compilation, options);
 
   // The symptoms' patterns in their scan forms (compiler/scan_form.h), then the channel markers
-  // (ir/log_channels.h), so one pass over the bytes finds both.
+  // (ir/log_channels.h) and the telling words (ir/telling_words.h), so one pass over the bytes
+  // finds them all.
   std::vector<PatternRef> table = logPatternTable(program);
   const auto& markers = ir::markerExpressions();
   std::string database;
@@ -74,6 +76,13 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
       flags.push_back(HS_FLAG_MULTILINE);
       ids.push_back(static_cast<unsigned>(table.size() + m));
     }
+    // Then the telling words (ir/telling_words.h): what an unknown verdict shows as candidates.
+    const auto& words = ir::tellingWords();
+    for (size_t t = 0; t < words.size(); ++t) {
+      forms.emplace_back(words[t].regex);
+      flags.push_back(HS_FLAG_MULTILINE | HS_FLAG_CASELESS);
+      ids.push_back(static_cast<unsigned>(table.size() + markers.size() + t));
+    }
     std::vector<const char*> expressions;
     for (const auto& f : forms) expressions.push_back(f.c_str());
     hs_database_t* db = nullptr;
@@ -83,7 +92,7 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
       int index = error ? error->expression : -1;
       std::string where = index >= 0 && static_cast<size_t>(index) < table.size()
                               ? fmt::format(" (symptom {})", program.symptoms[table[index].symptom].name)
-                              : index >= 0 ? " (a channel marker)" : "";
+                              : index >= 0 ? " (a channel marker or telling word)" : "";
       result.error = fmt::format("Hyperscan cannot compile the log patterns{}: {}", where,
                                  error && error->message ? error->message : "unknown error");
       hs_free_compile_error(error);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ir/sha256.h"
+#include "ir/telling_words.h"
 
 namespace attrib::ir {
 namespace {
@@ -184,6 +185,8 @@ const std::string& markerTableDigest() {
     std::string text;
     for (const auto& m : kMarkers) text += fmt::format("{}\t{}\t{}\n", static_cast<int>(m.channel), static_cast<int>(m.form), m.text);
     for (const auto& e : markerExpressions()) text += fmt::format("{}\t{}\t{}\n", e.regex, static_cast<int>(e.channel), e.exact);
+    // The telling words share the database and its ids (ir/telling_words.h).
+    for (const auto& t : tellingWords()) text += fmt::format("telling\t{}\t{}\n", t.regex, t.weight);
     return sha256(text);
   }();
   return digest;

@@ -310,13 +310,18 @@ void evidenceSection(Writer& w, const Verdict& v) {
   w.close();
 }
 
-void candidatesSection(Writer& w, const std::vector<EvidenceLine>& candidates) {
+void candidatesSection(Writer& w, const std::vector<runtime::Candidate>& candidates) {
   w.open("section", {{"id", "candidates"}});
   w.element("h2", "Candidate lines");
   w.element("p", {{"class", "muted"}},
             "No rule explains this failure. These are the most telling lines attrib found: where to start looking, "
             "not a root cause.");
-  for (const auto& e : candidates) evidenceLine(w, e);
+  for (const auto& c : candidates) {
+    evidenceLine(w, c.evidence);
+    if (c.count > 1) {
+      w.element("p", {{"class", "muted"}}, fmt::format("{} lines of this form, from {} writer(s)", c.count, c.writers));
+    }
+  }
   w.close();
 }
 
@@ -433,7 +438,7 @@ std::string renderReport(const Verdict& v, const ReportOptions& options) {
   timeline.maxBands = options.maxBands;
   renderTimeline(w, v, timeline);
   evidenceSection(w, v);
-  if (v.outcomes.empty() && !options.candidates.empty()) candidatesSection(w, options.candidates);
+  if (v.outcomes.empty() && !v.candidates.empty()) candidatesSection(w, v.candidates);
   coverageSection(w, v);
   familiesSection(w, v.outcomes.empty() ? "unknown" : v.outcomes[0].family);
   w.open("footer");

@@ -28,9 +28,6 @@ struct ReportOptions {
   std::string generator = "attrib";  // who wrote it, for the footer ("attrib 0.5.0")
   size_t maxLanes = 40;              // node lanes in the timeline; the other nodes share one lane
   size_t maxBands = 12;              // downstream groups drawn as bands (the tables have them all)
-  // The telling lines of an unknown verdict. The verdict does not carry them yet (issue 16
-  // adds `candidates`); until it does, a caller that has them passes them here.
-  std::vector<runtime::EvidenceLine> candidates;
 };
 
 std::string renderReport(const runtime::Verdict& verdict, const ReportOptions& options = {});

@@ -4,6 +4,10 @@
 
 namespace attrib::runtime {
 
+namespace {
+constexpr size_t kCandidates = 5;
+}  // namespace
+
 std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Bundle> bundle, std::string* error,
                                              std::shared_ptr<const CompiledPredicates> compiled,
                                              EvaluatorInfo evaluator) {
@@ -29,6 +33,8 @@ Verdict Engine::diagnose(WorkloadEvidence input, const DiagnoseOptions& options)
       inst.sequence += static_cast<uint64_t>(input.logs.size() + 1) << 40;
       scanned.instances.push_back(std::move(inst));
     }
+    for (auto& t : memory.telling.lines()) t.first.sequence += static_cast<uint64_t>(input.logs.size() + 1) << 40;
+    scanned.telling.merge(std::move(memory.telling));
     scanned.reports.insert(scanned.reports.end(), memory.reports.begin(), memory.reports.end());
     scanned.lines += memory.lines;
     scanned.bytes += memory.bytes;
@@ -44,6 +50,8 @@ Verdict Engine::diagnose(WorkloadEvidence input, const DiagnoseOptions& options)
   evidence.scanMs =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   Verdict verdict = Attributor(bundle_, regexes_, compiled_).attribute(std::move(evidence), options.limits);
+  // A verdict no rule explains still says where to look (never as a cause).
+  if (verdict.outcomes.empty()) verdict.candidates = scanned.telling.best(kCandidates);
   verdict.stats.evaluator = evaluator_.name;
   verdict.stats.evaluatorNote = evaluator_.fallbackReason;
   return verdict;

@@ -39,9 +39,10 @@ struct Hit {
 
 struct MatchState {
   const LogChunk* chunk;
-  uint32_t markerBase;
+  uint32_t markerBase, tellingBase;
   std::vector<Hit>* hits;     // symptom patterns
   std::vector<Hit>* markers;  // channel markers, pattern = marker expression index
+  std::vector<Hit>* telling;  // telling words, pattern = index in ir::tellingWords()
 };
 
 // Hyperscan reports the end offset of each match; the line is the one holding its last byte.
@@ -53,8 +54,10 @@ int onMatch(unsigned id, unsigned long long, unsigned long long to, unsigned, vo
   uint32_t line = static_cast<uint32_t>(it - starts.begin()) - 1;
   if (id < state->markerBase) {
     state->hits->push_back({line, id});
-  } else {
+  } else if (id < state->tellingBase) {
     state->markers->push_back({line, id - state->markerBase});
+  } else {
+    state->telling->push_back({line, id - state->tellingBase});
   }
   return 0;
 }
@@ -241,7 +244,10 @@ class FileScan {
   bool scanChunk(const LogChunk& chunk, ConnectorReport* report) {
     hits_.clear();
     markers_.clear();
-    MatchState state{&chunk, static_cast<uint32_t>(bundle_.logPatterns.size()), &hits_, &markers_};
+    telling_.clear();
+    const auto markerBase = static_cast<uint32_t>(bundle_.logPatterns.size());
+    const auto tellingBase = markerBase + static_cast<uint32_t>(ir::markerExpressions().size());
+    MatchState state{&chunk, markerBase, tellingBase, &hits_, &markers_, &telling_};
     hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()), 0,
                             scratch_, onMatch, &state);
     if (rc != HS_SUCCESS) {
@@ -254,6 +260,7 @@ class FileScan {
     ChunkLines lines(chunk, prefix_);
     classifyLines(chunk, lines);
     extract(chunk, lines);
+    collectTelling(chunk, lines);
     rememberLastTime(lines);
     for (const LinePrefix& p : lines.parsed()) identities_.learn(p);
     return true;
@@ -445,6 +452,51 @@ class FileScan {
     }
   }
 
+  // The chunk's telling lines (runtime/telling_lines.h): each form's first line becomes an
+  // instance-like record, the others are counted under it.
+  void collectTelling(const LogChunk& chunk, ChunkLines& lines) {
+    std::sort(telling_.begin(), telling_.end());
+    std::vector<uint32_t> words;
+    for (size_t h = 0; h < telling_.size();) {
+      const uint32_t lineIndex = telling_[h].line;
+      words.clear();
+      for (; h < telling_.size() && telling_[h].line == lineIndex; ++h) words.push_back(telling_[h].pattern);
+      const int weight = tellingWeight(words);
+      if (weight <= 0) continue;
+      const LinePrefix& p = lines.prefix(lineIndex);
+      std::string_view line = stripCr(lines.line(lineIndex));
+      std::string form = messageForm(line.substr(std::min(p.length, line.size())));
+      if (form.empty()) continue;
+      const LogLine* given = lines_ ? (*lines_)[lineIndex] : nullptr;
+      std::string writer(!p.host.empty() ? p.host : given && !given->node.empty() ? std::string_view(given->node) : std::string_view(file_.node));
+      if (p.rank) writer += fmt::format("/rank {}", *p.rank);
+      else if (p.task) writer += fmt::format("/task {}", *p.task);
+      if (!tellingLines_.wantsFirst(form, writer)) continue;
+      Pending pending;
+      Instance& inst = pending.inst;
+      timeOf(lines, {lineIndex}, &inst);
+      if (given && given->time) {
+        inst.time = *given->time;
+        inst.timeKnown = true;
+        inst.timeUnknown = false;
+      }
+      inst.source = ir::channelName(channelOf(lineIndex).channel);
+      inst.text = line.size() > options_.maxTextBytes ? std::string(line.substr(0, options_.maxTextBytes)) + "..."
+                                                       : std::string(line);
+      identify(p, given, &pending);
+      if (given) {
+        inst.where = given->where;
+      } else {
+        inst.where.connector = "files";
+        inst.where.location = file_.entry.empty() ? file_.path : file_.path + "!/" + file_.entry;
+        inst.where.offset = chunk.offset + chunk.lineStarts[lineIndex];
+        inst.where.line = chunk.firstLine + lineIndex + 1;
+      }
+      tellingLines_.add({std::move(form), weight, inst, 1, {std::move(writer)}});
+      tellingPending_.push_back(std::move(pending));
+    }
+  }
+
   // Node, rank and GPU from the line's prefix, the delivered line and the file; the rest is
   // settled in finish(), once the whole file has told who printed what.
   void identify(const LinePrefix& p, const LogLine* given, Pending* pending) {
@@ -488,9 +540,29 @@ class FileScan {
   // file's other lines said about the same task or rank, the file's only host, or the
   // workload's layout; srun tasks become ranks only where the layout says tasks are ranks.
   void finish(std::vector<Instance>& out) {
+    for (Pending& pending : pending_) {
+      resolve(pending);
+      out.push_back(std::move(pending.inst));
+    }
+    pending_.clear();
+    auto& telling = tellingLines_.lines();
+    for (size_t k = 0; k < tellingPending_.size() && k < telling.size(); ++k) {
+      resolve(tellingPending_[k]);
+      telling[k].first.node = tellingPending_[k].inst.node;
+      telling[k].first.rank = tellingPending_[k].inst.rank;
+    }
+    tellingPending_.clear();
+  }
+
+ public:
+  // The file's telling lines, once it has been read (run() or runLines()).
+  TellingLines takeTelling() { return std::move(tellingLines_); }
+
+ private:
+  void resolve(Pending& pending) const {
     const auto& w = workload_;
     const bool tasksAreRanks = w.tasksPerNode && w.ranksPerNode && *w.tasksPerNode == *w.ranksPerNode;
-    for (Pending& pending : pending_) {
+    {
       Instance& inst = pending.inst;
       if (!pending.nodeFixed) {
         std::string host;
@@ -511,9 +583,7 @@ class FileScan {
         }
       }
       if (!inst.rank && pending.task && tasksAreRanks) inst.rank = *pending.task;
-      out.push_back(std::move(inst));
     }
-    pending_.clear();
   }
 
   const Bundle& bundle_;
@@ -526,7 +596,9 @@ class FileScan {
   const std::vector<const LogLine*>* lines_;  // in-memory lines, or null for a file
   PrefixOptions prefix_;
   ir::Channel hint_ = ir::Channel::Application;
-  std::vector<Hit> hits_, markers_;
+  std::vector<Hit> hits_, markers_, telling_;
+  TellingLines tellingLines_;
+  std::vector<Pending> tellingPending_;  // the identities of tellingLines_'s first lines, in step
   RegexLimitHits regexLimited_;  // records PCRE2 gave up on, by symptom
   std::map<uint32_t, LineChannel> lineChannel_;  // the claimed lines of the current chunk
   std::array<uint64_t, ir::kChannelCount> channelLines_{};
@@ -564,7 +636,8 @@ void anchorKernelTimes(std::vector<std::vector<Instance>>& perFile) {
 
 void LogScanner::scanArchive(const std::vector<LogFile>& files, const std::vector<size_t>& unit, const Workload& workload,
                              const LogScanOptions& options, hs_scratch_t* scratch, std::vector<ConnectorReport>& reports,
-                             std::vector<std::vector<Instance>>& perFile, std::vector<uint64_t>& lines) const {
+                             std::vector<std::vector<Instance>>& perFile, std::vector<TellingLines>& telling,
+                             std::vector<uint64_t>& lines) const {
   const LogFile& first = files[unit.front()];
   std::string error;
   auto archive = first.bytes ? evidence::ArchiveReader::openMemory(first.bytes, first.path, &error)
@@ -580,6 +653,7 @@ void LogScanner::scanArchive(const std::vector<LogFile>& files, const std::vecto
     it->second.erase(it->second.begin());
     FileScan scan(bundle_, regexes_, reads_, workload, files[i], options, scratch);
     reports[i] = scan.run(perFile[i], &lines[i], archive.get());
+    telling[i] = scan.takeTelling();
     done.insert(i);
   }
   if (archive && !archive->error().empty()) error = archive->error();
@@ -603,6 +677,7 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
   LogScanResult result;
   result.reports.resize(files.size());
   std::vector<std::vector<Instance>> perFile(files.size());
+  std::vector<TellingLines> telling(files.size());
   std::vector<uint64_t> lines(files.size(), 0);
 
   // Work units: a file, or every entry of one archive (read in archive order, once).
@@ -636,8 +711,9 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
         const size_t i = units[u].front();
         FileScan scan(bundle_, regexes_, reads_, workload, files[i], options, scratch);
         result.reports[i] = scan.run(perFile[i], &lines[i]);
+        telling[i] = scan.takeTelling();
       } else {
-        scanArchive(files, units[u], workload, options, scratch, result.reports, perFile, lines);
+        scanArchive(files, units[u], workload, options, scratch, result.reports, perFile, telling, lines);
       }
     }
   };
@@ -654,6 +730,8 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
       inst.sequence = (static_cast<uint64_t>(i) << 40) | (inst.where.line & ((1ULL << 40) - 1));
       result.instances.push_back(std::move(inst));
     }
+    for (auto& t : telling[i].lines()) t.first.sequence = (static_cast<uint64_t>(i) << 40) | (t.first.where.line & ((1ULL << 40) - 1));
+    result.telling.merge(std::move(telling[i]));
   }
   return result;
 }
@@ -688,6 +766,9 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
     uint64_t count = 0;
     FileScan scan(bundle_, regexes_, reads_, workload, groups[g], options, scratch, &members[g]);
     result.reports.push_back(scan.runLines(perGroup[g], &count));
+    TellingLines found = scan.takeTelling();
+    for (auto& t : found.lines()) t.first.sequence = (static_cast<uint64_t>(g) << 40) | (t.first.where.line & ((1ULL << 40) - 1));
+    result.telling.merge(std::move(found));
     result.lines += count;
     result.bytes += result.reports.back().bytes;
   }

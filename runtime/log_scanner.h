@@ -9,6 +9,8 @@
 //      made per symptom and record, at the record's first line;
 //   4. the instance's time, node and rank come from the record's prefixes, the file, and what
 //      the file's other lines say about who printed what (see "Identity" below).
+// The same pass finds the lines that hold telling words (ir/telling_words.h), kept per form
+// for a verdict that no rule explains (runtime/telling_lines.h).
 // Files are scanned in parallel; the result is the same whatever the thread count, because
 // instances are ordered by (file, line) afterwards.
 //
@@ -36,6 +38,7 @@
 #include "runtime/evidence_types.h"
 #include "runtime/instance.h"
 #include "runtime/regex_table.h"
+#include "runtime/telling_lines.h"
 
 struct hs_scratch;
 
@@ -50,6 +53,7 @@ struct LogScanOptions {
 struct LogScanResult {
   std::vector<Instance> instances;       // ordered by file (as given), then line
   std::vector<ConnectorReport> reports;  // one per file, in the order given
+  TellingLines telling;                  // the most telling lines, for a verdict no rule explains
   uint64_t lines = 0;
   uint64_t bytes = 0;
 };
@@ -69,7 +73,8 @@ class LogScanner {
   // The entries `unit` (indices into `files`) of one archive, in archive order.
   void scanArchive(const std::vector<LogFile>& files, const std::vector<size_t>& unit, const Workload& workload,
                    const LogScanOptions& options, hs_scratch* scratch, std::vector<ConnectorReport>& reports,
-                   std::vector<std::vector<Instance>>& perFile, std::vector<uint64_t>& lines) const;
+                   std::vector<std::vector<Instance>>& perFile, std::vector<TellingLines>& telling,
+                   std::vector<uint64_t>& lines) const;
 
   const Bundle& bundle_;
   const RegexTable& regexes_;

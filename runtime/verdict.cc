@@ -110,6 +110,15 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
   j["recommendation"] = {{"actions", v.actions}, {"nodes", v.actionNodes}};
   j["confidence"] = std::round(v.confidence * 1000) / 1000;
   j["confidence_notes"] = v.confidenceNotes;
+  ordered_json candidates = ordered_json::array();
+  for (const auto& c : v.candidates) {
+    candidates.push_back({{"evidence", evidenceJson(c.evidence)},
+                          {"rank", c.rank ? ordered_json(*c.rank) : ordered_json()},
+                          {"weight", c.weight},
+                          {"count", c.count},
+                          {"writers", c.writers}});
+  }
+  j["candidates"] = std::move(candidates);
   ordered_json reports = ordered_json::array();
   for (const auto& r : v.reports) {
     reports.push_back({{"connector", r.connector},
@@ -171,6 +180,14 @@ std::string toText(const Verdict& v) {
     }
   } else {
     out += "root cause none found\n";
+  }
+  // Where to look when no rule explains the failure: not causes.
+  for (size_t i = 0; i < v.candidates.size(); ++i) {
+    const auto& c = v.candidates[i];
+    const auto& e = c.evidence;
+    std::string place = e.lineNumber ? fmt::format("{}:{}", e.location, e.lineNumber) : e.location;
+    out += fmt::format("{}{}: {}{}\n", i == 0 ? "look at    " : "           ", place, e.line,
+                       c.count > 1 ? fmt::format("  (x{}, {} writer(s))", c.count, c.writers) : "");
   }
   if (!v.badNodes.empty()) {
     out += "bad nodes  ";

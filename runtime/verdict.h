@@ -60,6 +60,15 @@ struct SymptomInfo {
   std::vector<std::string> refs;  // the rule's `ref` values (URLs, document references)
 };
 
+// A telling line of an unknown verdict (runtime/telling_lines.h): where to look, not a cause.
+struct Candidate {
+  EvidenceLine evidence;  // the first line of its form
+  std::optional<int64_t> rank;
+  int weight = 0;         // from its words (ir/telling_words.h)
+  uint64_t count = 0;     // lines of the same form
+  uint64_t writers = 0;   // distinct hosts, ranks or tasks that printed them
+};
+
 struct OutcomeFinding {
   std::string name, family, title;
   std::vector<std::string> actions;
@@ -76,6 +85,8 @@ struct Verdict {
   std::vector<std::string> actions, actionNodes;
   double confidence = 0;
   std::vector<std::string> confidenceNotes;
+  // Only when no outcome holds: the most telling lines, best first (at most five).
+  std::vector<Candidate> candidates;
   // Empty when evidence that the rules read was read; otherwise why not ("no evidence was
   // read", "no rule reads the 120 lines read"), also the last confidence note. A verdict on no
   // evidence says nothing about the workload, and tools say so (attrib diagnose exits 3).

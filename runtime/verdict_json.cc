@@ -202,7 +202,7 @@ Verdict verdictOf(const ordered_json& j) {
   object(j, "", {"schema", "workload", "terminal_state", "outcome", "root_cause", "bad_nodes", "interesting_nodes",
                  "other_causes", "downstream", "recommendation", "confidence", "confidence_notes", "connector_reports",
                  "symptom_counts", "ruleset", "stats"},
-         {"symptoms"});
+         {"symptoms", "candidates"});
   Verdict v;
   const ordered_json& w = object(j["workload"], "workload", {"id", "scheduler", "name", "state", "exit_code", "start", "end", "nodes", "ranks"});
   v.workload.id = str(w, "workload", "id");
@@ -240,6 +240,20 @@ Verdict verdictOf(const ordered_json& j) {
   v.interestingNodes = nodes(j, "interesting_nodes");
   const ordered_json& others = array(j, "", "other_causes");
   for (size_t i = 0; i < others.size(); ++i) v.otherCauses.push_back(finding(others[i], fmt::format("other_causes[{}]", i)));
+  if (j.contains("candidates")) {
+    const ordered_json& list = array(j, "", "candidates");
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string path = fmt::format("candidates[{}]", i);
+      object(list[i], path, {"evidence", "rank", "weight", "count", "writers"});
+      Candidate c;
+      c.evidence = evidence(list[i]["evidence"], path + ".evidence");
+      c.rank = optInteger(list[i], path, "rank");
+      c.weight = static_cast<int>(integerOf(list[i]["weight"], path + ".weight"));
+      c.count = unsignedOf(list[i]["count"], path + ".count");
+      c.writers = unsignedOf(list[i]["writers"], path + ".writers");
+      v.candidates.push_back(std::move(c));
+    }
+  }
   const ordered_json& downstream = array(j, "", "downstream");
   for (size_t i = 0; i < downstream.size(); ++i) {
     std::string path = fmt::format("downstream[{}]", i);

@@ -169,15 +169,22 @@ TEST(Report, CandidatesOfAnUnknownVerdictAreShownAndNeverForAKnownOne) {
   Verdict unknown;
   unknown.workload.id = "w";
   unknown.workload.state = ir::State::Failed;
-  ReportOptions options;
-  options.candidates.push_back({"applog", "files", "n1", std::nullopt, "Segmentation fault <core dumped>", "logs/n1/applog.log", 5, 2});
-  std::string page = renderReport(unknown, options);
+  runtime::Candidate c;
+  c.evidence = {"applog", "files", "n1", std::nullopt, "Segmentation fault <core dumped>", "logs/n1/applog.log", 5, 2};
+  c.weight = 3;
+  c.count = 4;
+  c.writers = 2;
+  unknown.candidates.push_back(c);
+  std::string page = renderReport(unknown);
   EXPECT_NE(page.find("Unknown: no failure pattern matched"), std::string::npos);
   EXPECT_NE(page.find("id=\"candidates\""), std::string::npos);
   EXPECT_NE(page.find("Segmentation fault &lt;core dumped&gt;"), std::string::npos);
   EXPECT_NE(page.find("logs/n1/applog.log:2"), std::string::npos);
+  EXPECT_NE(page.find("4 lines of this form, from 2 writer(s)"), std::string::npos);
   EXPECT_NE(page.find("Nothing in the verdict has a time"), std::string::npos);
-  EXPECT_EQ(renderReport(hostileVerdict(), options).find("id=\"candidates\""), std::string::npos);
+  Verdict known = hostileVerdict();
+  known.candidates = unknown.candidates;
+  EXPECT_EQ(renderReport(known).find("id=\"candidates\""), std::string::npos);
 }
 
 // Over every example and scenario: the report names the root cause with its place, a lane per

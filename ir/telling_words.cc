@@ -1,0 +1,24 @@
+#include "ir/telling_words.h"
+
+namespace attrib::ir {
+
+const std::vector<TellingWord>& tellingWords() {
+  // Weights: 3 the process died or the kernel says so; 2 an error was reported; 1 something was
+  // refused or timed out; demotions for the log levels that libraries use for chatter. The
+  // words end at a word boundary but may start inside one, so RuntimeError, ncclSystemError and
+  // cudaErrorLaunchFailure count as errors.
+  static const std::vector<TellingWord> kWords = {
+      {R"(\b(fatal|panic|segmentation fault|segfault|core dumped|aborted|abort|killed)\b)", 3,
+       "the process or the kernel died"},
+      {R"(\bout of memory\b|\boom-kill|\bbus error\b|\billegal (memory )?(access|instruction)\b)", 3,
+       "memory ran out or was misused"},
+      {R"((error|exception|failed|failure|fault)s?\b)", 2, "an error was reported"},
+      {R"(\b(cannot|can't|unable to|refused|denied|unreachable|timed out|timeout|not found|no such file)\b)", 1,
+       "something was refused, missing or too slow"},
+      {R"(\b(INFO|DEBUG|TRACE)\b)", -2, "a library's informational log level"},
+      {R"(\b(no|0) errors?\b|\berrors?: 0\b|\bwithout errors?\b)", -3, "a report that nothing failed"},
+  };
+  return kWords;
+}
+
+}  // namespace attrib::ir

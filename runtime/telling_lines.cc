@@ -1,0 +1,120 @@
+#include "runtime/telling_lines.h"
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+
+#include "ir/telling_words.h"
+
+namespace attrib::runtime {
+
+std::string messageForm(std::string_view message) {
+  constexpr size_t kMaxFormBytes = 160;
+  std::string form;
+  auto isHex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  auto isDigit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  for (size_t i = 0; i < message.size() && form.size() < kMaxFormBytes;) {
+    const char c = message[i];
+    if (c == '0' && i + 2 < message.size() && (message[i + 1] == 'x' || message[i + 1] == 'X') && isHex(message[i + 2])) {
+      i += 2;
+      while (i < message.size() && isHex(message[i])) ++i;
+      form += '#';
+    } else if (isDigit(c)) {
+      while (i < message.size() && isDigit(message[i])) ++i;
+      form += '#';
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      while (i < message.size() && (message[i] == ' ' || message[i] == '\t' || message[i] == '\r')) ++i;
+      if (!form.empty()) form += ' ';
+    } else {
+      form += c;
+      ++i;
+    }
+  }
+  while (!form.empty() && form.back() == ' ') form.pop_back();
+  return form;
+}
+
+int tellingWeight(const std::vector<uint32_t>& words) {
+  const auto& table = ir::tellingWords();
+  int strongest = 0, demotions = 0;
+  for (uint32_t w : words) {
+    if (w >= table.size()) continue;
+    const int weight = table[w].weight;
+    if (weight > 0) strongest = std::max(strongest, weight);
+    else demotions += weight;
+  }
+  return strongest > 0 ? strongest + demotions : 0;
+}
+
+bool TellingLines::wantsFirst(const std::string& form, const std::string& writer) {
+  if (auto it = index_.find(form); it != index_.end()) {
+    TellingLine& line = lines_[it->second];
+    ++line.count;
+    if (line.writers.size() < kMaxWriters) line.writers.insert(writer);
+    return false;
+  }
+  if (lines_.size() >= kMaxForms) {
+    ++dropped_;
+    return false;
+  }
+  return true;
+}
+
+void TellingLines::add(TellingLine line) {
+  if (line.count == 0) line.count = 1;
+  index_.emplace(line.form, lines_.size());
+  lines_.push_back(std::move(line));
+}
+
+void TellingLines::merge(TellingLines&& other) {
+  dropped_ += other.dropped_;
+  for (auto& line : other.lines_) {
+    auto it = index_.find(line.form);
+    if (it == index_.end()) {
+      if (lines_.size() >= kMaxForms) {
+        dropped_ += line.count;
+        continue;
+      }
+      index_.emplace(line.form, lines_.size());
+      lines_.push_back(std::move(line));
+      continue;
+    }
+    TellingLine& mine = lines_[it->second];
+    mine.count += line.count;
+    for (const auto& w : line.writers) {
+      if (mine.writers.size() >= kMaxWriters) break;
+      mine.writers.insert(w);
+    }
+    if (earlier(line.first, mine.first)) mine.first = std::move(line.first);
+  }
+}
+
+std::vector<Candidate> TellingLines::best(size_t n) const {
+  std::vector<const TellingLine*> order;
+  for (const auto& l : lines_) order.push_back(&l);
+  auto key = [](const TellingLine* l) {
+    return std::make_tuple(-l->weight, l->writers.size(), l->first.time, l->first.sequence, l->form);
+  };
+  std::sort(order.begin(), order.end(), [&](const TellingLine* a, const TellingLine* b) { return key(a) < key(b); });
+  std::vector<Candidate> out;
+  for (size_t i = 0; i < order.size() && i < n; ++i) {
+    const TellingLine& l = *order[i];
+    Candidate c;
+    c.evidence.source = l.first.source;
+    c.evidence.connector = l.first.where.connector;
+    c.evidence.node = l.first.node;
+    if (l.first.timeKnown) c.evidence.time = l.first.time;
+    c.evidence.line = l.first.text;
+    c.evidence.location = l.first.where.location;
+    c.evidence.offset = l.first.where.offset;
+    c.evidence.lineNumber = l.first.where.line;
+    c.rank = l.first.rank;
+    c.weight = l.weight;
+    c.count = l.count;
+    c.writers = l.writers.size();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace attrib::runtime

@@ -1,0 +1,136 @@
+// An unknown verdict still says where to look: its most telling lines, ranked by their words,
+// by how few writers printed them and by time, bounded in memory, never shown as a cause.
+#include <gtest/gtest.h>
+
+#include "runtime/telling_lines.h"
+#include "runtime/verdict_json.h"
+#include "tests/runtime/engine_util.h"
+
+namespace attrib::runtime {
+namespace {
+
+using attrib::testing::line;
+
+TEST(Candidates, AFormBlanksNumbersAndBlanks) {
+  EXPECT_EQ(messageForm("NCCL error 0x1f at 10.0.0.2:4242  on   rank 17\r"), "NCCL error # at #.#.#.#:# on rank #");
+  EXPECT_EQ(messageForm("  leading blanks go"), "leading blanks go");
+  EXPECT_EQ(messageForm(std::string(500, 'x')).size(), 160u);
+  EXPECT_EQ(messageForm("0x"), "#x") << "a lone 0x is a digit and a letter";
+}
+
+// A rule set that never matches: every verdict is unknown.
+std::shared_ptr<const Engine> unknownEngine() {
+  return attrib::testing::engineFor(R"(symptom never "Never" {
+  on log
+  match /this line is never printed by anything/
+  family unknown
+  severity error
+  blame node
+}
+)");
+}
+
+TEST(Candidates, TheRareStrongLineComesBeforeTheCascadeAndChatterIsLeftOut) {
+  auto engine = unknownEngine();
+  ASSERT_TRUE(engine);
+  std::vector<evidence::LogLine> lines;
+  lines.push_back(line("n0", "applog", "2026-11-29T10:00:00Z", "NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol."));
+  lines.push_back(line("n0", "applog", "2026-11-29T10:00:01Z", "epoch 3 finished with 0 errors"));
+  lines.push_back(line("n3", "applog", "2026-11-29T10:01:00Z",
+                       "[rank13]: RuntimeError: CUDA error: an illegal memory access was encountered"));
+  lines.push_back(line("n5", "applog", "2026-11-29T10:02:00Z", "[rank21]: Segmentation fault (core dumped)"));
+  for (int r = 0; r < 32; ++r) {
+    lines.push_back(line("n" + std::to_string(r / 4), "applog", "2026-11-29T10:11:00Z",
+                         "[rank" + std::to_string(r) + "]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" +
+                             std::to_string(1000 + r) + ") ran for 600018 milliseconds"));
+  }
+  Verdict v = attrib::testing::diagnose(*engine, lines);
+  ASSERT_TRUE(v.outcomes.empty());
+  EXPECT_FALSE(v.root) << "candidates are never a root cause";
+  ASSERT_EQ(v.candidates.size(), 3u) << toJson(v);
+  EXPECT_NE(v.candidates[0].evidence.line.find("illegal memory access"), std::string::npos);
+  EXPECT_EQ(v.candidates[0].evidence.node, "n3");
+  EXPECT_EQ(v.candidates[0].rank, 13);
+  EXPECT_NE(v.candidates[1].evidence.line.find("Segmentation fault"), std::string::npos);
+  EXPECT_NE(v.candidates[2].evidence.line.find("Watchdog caught"), std::string::npos);
+  EXPECT_EQ(v.candidates[2].count, 32u) << "one form for every rank's timeout";
+  EXPECT_EQ(v.candidates[2].writers, 32u);
+  EXPECT_LT(v.candidates[2].weight, v.candidates[0].weight);
+  EXPECT_NE(toText(v).find("look at"), std::string::npos);
+  // The JSON verdict carries them and reads back the same.
+  std::string error;
+  auto parsed = parseVerdictJson(toJson(v), &error);
+  ASSERT_TRUE(parsed) << error;
+  EXPECT_EQ(toJson(*parsed), toJson(v));
+}
+
+TEST(Candidates, AVerdictThatRulesExplainHasNone) {
+  auto engine = attrib::testing::stdlibEngine();
+  ASSERT_TRUE(engine);
+  Verdict v = attrib::testing::diagnose(
+      *engine, {line("n1", "applog", "2026-11-29T10:00:00Z",
+                     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+                     "of 79.15 GiB of which 1.02 GiB is free."),
+                line("n1", "applog", "2026-11-29T10:00:01Z", "Segmentation fault (core dumped)")});
+  ASSERT_FALSE(v.outcomes.empty()) << toJson(v);
+  EXPECT_TRUE(v.candidates.empty());
+}
+
+TEST(Candidates, NoTellingWordNoCandidate) {
+  auto engine = unknownEngine();
+  ASSERT_TRUE(engine);
+  Verdict v = attrib::testing::diagnose(*engine, {line("n1", "applog", "2026-11-29T10:00:00Z", "step 100 loss 2.31"),
+                                                 line("n1", "applog", "2026-11-29T10:00:01Z", "NCCL INFO Channel 00 : 0 1")});
+  EXPECT_TRUE(v.candidates.empty()) << toJson(v);
+}
+
+// 5,000 distinct error forms on one node: the forms kept stop at the bound, the rest are
+// counted as dropped, and the verdict still ranks what was kept.
+TEST(Candidates, FormsAreBoundedWhateverTheInput) {
+  TellingLines kept;
+  for (int i = 0; i < 5000; ++i) {
+    std::string form = "error in module ";
+    for (int k = i; k > 0; k /= 26) form += static_cast<char>('a' + k % 26);
+    if (!kept.wantsFirst(form, "n1")) continue;
+    TellingLine l;
+    l.form = form;
+    l.weight = 2;
+    l.first.text = form;
+    l.first.time = i;
+    l.writers = {"n1"};
+    kept.add(std::move(l));
+  }
+  EXPECT_EQ(kept.forms(), TellingLines::kMaxForms);
+  EXPECT_EQ(kept.dropped(), 5000 - TellingLines::kMaxForms);
+  auto best = kept.best(5);
+  ASSERT_EQ(best.size(), 5u);
+  EXPECT_EQ(best[0].evidence.line, "error in module ") << "equal weight and writers: the earliest first";
+}
+
+// A form seen in two files is one candidate: counts and writers add up, the earlier line is kept.
+TEST(Candidates, FormsOfSeveralFilesMerge) {
+  auto one = [](const std::string& writer, int64_t time) {
+    TellingLines t;
+    EXPECT_TRUE(t.wantsFirst("Killed", writer));
+    TellingLine l;
+    l.form = "Killed";
+    l.weight = 3;
+    l.first.text = "Killed";
+    l.first.node = writer;
+    l.first.time = time;
+    l.writers = {writer};
+    t.add(std::move(l));
+    EXPECT_FALSE(t.wantsFirst("Killed", writer));
+    return t;
+  };
+  TellingLines all = one("n2", 200);
+  all.merge(one("n1", 100));
+  auto best = all.best(5);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].count, 4u);
+  EXPECT_EQ(best[0].writers, 2u);
+  EXPECT_EQ(best[0].evidence.node, "n1");
+}
+
+}  // namespace
+}  // namespace attrib::runtime
