@@ -5,7 +5,11 @@
 // does: one hs_scan call per chunk of about 8 MB of whole lines, one thread, one scratch. It does
 // only that: no line index, no confirmation, no extraction, so the time is Hyperscan plus read(2).
 //
-//   hs_scan [--chunk BYTES] [--line-index] [--nul-check] PATTERNS PATH...
+//   hs_scan [--chunk BYTES] [--line-index] [--nul-check] [--line-classes] PATTERNS PATH...
+//
+// --line-classes adds what attribc build puts into every bundle's database after the patterns:
+// the channel markers (ir/log_channels.h) and the telling words (ir/telling_words.h), with the
+// same flags, so bench/run can say what classifying lines costs the scan.
 //
 // --line-index and --nul-check add, one at a time, the two passes attrib's reader and scanner
 // make over every byte besides Hyperscan (runtime/log_reader.cc cutChunk: one memchr call and one
@@ -17,6 +21,8 @@
 // (gzip is read through zlib, like attrib). Prints one JSON object: bytes, files, matches,
 // matched lines, compile and scan times, throughput.
 #include <dirent.h>
+#include "ir/log_channels.h"
+#include "ir/telling_words.h"
 #include <fcntl.h>
 #include <hs/hs.h>
 #include <sys/stat.h>
@@ -152,7 +158,7 @@ int onMatch(unsigned, unsigned long long, unsigned long long to, unsigned, void*
 
 int main(int argc, char** argv) {
   size_t chunk = 8u << 20;
-  bool lineIndex = false, nulCheck = false;
+  bool lineIndex = false, nulCheck = false, lineClasses = false;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -163,8 +169,10 @@ int main(int argc, char** argv) {
       lineIndex = true;
     } else if (a == "--nul-check") {
       nulCheck = true;
+    } else if (a == "--line-classes") {
+      lineClasses = true;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: hs_scan [--chunk BYTES] [--line-index] [--nul-check] PATTERNS PATH...\n");
+      std::printf("usage: hs_scan [--chunk BYTES] [--line-index] [--nul-check] [--line-classes] PATTERNS PATH...\n");
       return 0;
     } else {
       args.push_back(a);
@@ -186,6 +194,18 @@ int main(int argc, char** argv) {
     ids.push_back(static_cast<unsigned>(ids.size()));
   }
   if (regexes.empty()) die("no patterns in " + args[0]);
+  if (lineClasses) {
+    for (const auto& m : attrib::ir::markerExpressions()) {
+      regexes.push_back(m.regex);
+      flags.push_back(HS_FLAG_MULTILINE);
+      ids.push_back(static_cast<unsigned>(ids.size()));
+    }
+    for (const auto& t : attrib::ir::tellingWords()) {
+      regexes.emplace_back(t.regex);
+      flags.push_back(HS_FLAG_MULTILINE | HS_FLAG_CASELESS);
+      ids.push_back(static_cast<unsigned>(ids.size()));
+    }
+  }
   std::vector<const char*> expressions;
   for (const auto& r : regexes) expressions.push_back(r.c_str());
 

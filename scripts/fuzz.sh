@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in ./build-fuzz and runs each for a
 # bounded time: the rule compiler (seeded with every .attr file in the repository), the
-# bundle loader (seeded with a compiled stdlib bundle and its IR) and the Service's request
-# parsing (seeded with a small valid body for each parser).
+# bundle loader (seeded with a compiled stdlib bundle and its IR), the Service's request
+# parsing (seeded with a small valid body for each parser) and the intake's reading of log lines
+# (prefixes, channels, records; seeded with the real-log corpus and the example logs).
 # Usage: scripts/fuzz.sh [SECONDS]   (default 60, per fuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,12 +13,13 @@ seconds=${1:-60}
 jobs=${ATTRIB_JOBS:-$(nproc)}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DATTRIB_BUILD_FUZZERS=ON -DATTRIB_BUILD_TESTS=OFF >/dev/null
-cmake --build build-fuzz -j "$jobs" --target rule_compiler_fuzzer bundle_loader_fuzzer request_parsing_fuzzer
+cmake --build build-fuzz -j "$jobs" --target rule_compiler_fuzzer bundle_loader_fuzzer request_parsing_fuzzer line_prefix_fuzzer
 
 corpus=$(mktemp -d)
 bundles=$(mktemp -d)
 requests=$(mktemp -d)
-trap 'rm -rf "$corpus" "$bundles" "$requests"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$corpus" "$bundles" "$requests" "$logs"' EXIT
 find stdlib-rules examples tests -name '*.attr' -exec cp {} "$corpus"/ \; 2>/dev/null || true
 # The ANTLR runtime is not instrumented; its containers would trip false container-overflow reports.
 export ASAN_OPTIONS=detect_container_overflow=0:detect_leaks=1
@@ -59,3 +61,14 @@ EOF
 echo "fuzz: running request_parsing_fuzzer for ${seconds}s on $(ls "$requests" | wc -l) seed requests"
 ./build-fuzz/tests/fuzz/request_parsing_fuzzer -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
   -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/ "$requests"
+
+# Seeds for the line reader: the first 4 KiB of every corpus and example log, behind each
+# options byte's low bits (srun labels, a reference year, a UTC offset).
+n=0
+while IFS= read -r -d '' f; do
+  n=$((n + 1))
+  { printf "\\x$(printf %02x $((n % 16)))"; head -c 4096 "$f"; } > "$logs/seed$n"
+done < <(find tests/corpus/cases examples -path '*/logs/*' -type f -print0 | sort -z)
+echo "fuzz: running line_prefix_fuzzer for ${seconds}s on $(ls "$logs" | wc -l) seed logs"
+./build-fuzz/tests/fuzz/line_prefix_fuzzer -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  -max_len=16384 -print_final_stats=1 -artifact_prefix=build-fuzz/ "$logs"
