@@ -45,6 +45,8 @@ const std::vector<std::string> kCandidates = {
     "hang-gpu-silent-32n",
     "hang-after-checkpoint-rank0-8n",
     "hang-timelimit-no-progress-2n",
+    "hang-silent-rank-ray-pt26-8n",   // PyTorch 2.6 watchdog forms behind Ray's prefix, a rank with no logs
+    "hang-gpu-lagging-pt24-4n",       // PyTorch 2.4 watchdog forms, a lagging GPU
     "straggler-slow-node-16n",
     "straggler-throttled-gpu-8n",
     // enabled today: many ranks, many interleaved records, a root on one node

@@ -87,6 +87,11 @@ class Scenario:
         self.dmesg = {}  # node -> Log of `dmesg -T` output, for nodes whose kernel lines are collected that way
         self.events = {}  # node -> Log of Kubernetes events (k8s scenarios)
         self.nccl_debug = rng.random() < 0.2  # NCCL_DEBUG=INFO: every rank prints its start-up lines
+        # The watchdog's wording: None for PyTorch 2.1-2.3 ("[PG 0 Rank R] Timeout at NCCL work: ..."), or "2.4",
+        # "2.5", "2.6" for the forms of those releases (modern_watchdog); ray: the ranks run as Ray actors, whose
+        # output the driver forwards with a "(WorkerDict pid=P, ip=A) " prefix.
+        self.watchdog_form = None
+        self.ray = False
         if nccl_debug is not None:
             self.nccl_debug = nccl_debug
 
@@ -269,6 +274,10 @@ class Scenario:
         app = self.app[node]
         ran = self.timeout_ms + self.rng.randrange(5, 2000)
         numel = 262144000 >> pg if numel is None else numel
+        if self.watchdog_form:
+            self.modern_watchdog(rank, when, seq, op, numel, ran, seq if enqueued is None else enqueued,
+                                 seq - 1 if completed is None else completed)
+            return
         msg = ("[Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=%s, "
                "NumelIn=%d, NumelOut=%d, Timeout(ms)=%d) ran for %d milliseconds before timing out."
                % (rank, seq, op, numel, numel, self.timeout_ms, ran))
@@ -298,6 +307,52 @@ class Scenario:
         if repeats > 2:
             app.record(when + secs(0.004), "[rank%d]:  what():  [PG %d Rank %d] Process group watchdog thread "
                        "terminated with exception: %s" % (rank, pg, rank, msg))
+
+    def modern_watchdog(self, rank, when, seq, op, numel, ran, enqueued, completed):
+        """A timed-out collective of the default group as PyTorch 2.4 to 2.6 report it: c10's logger prefix
+        ("[rank3]:[E1118 20:32:23.957372583 ProcessGroupNCCL.cpp:2168] ", month * 100 + day, nanoseconds), the
+        group's logPrefix() ("[PG 0 (default_pg) Rank 3]" in 2.4, "[PG ID 0 PG GUID 0(default_pg) Rank 3]" from
+        2.5) and each release's status line (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): 2.4 "Timeout at
+        NCCL work: S, last enqueued NCCL work: E, last completed NCCL work: C.", 2.5 "Exception (either an error or
+        timeout) detected by watchdog at work: S, ...", 2.6 " failure detected by watchdog at work sequence id: S PG
+        status: last enqueued work: E, last completed work: C" and the FlightRecorder note."""
+        node = self.job.node_of(rank)
+        app, form = self.app[node], self.watchdog_form
+        lines = {"2.4": (563, 1709, 577, 583, 1414), "2.5": (616, 1785, 630, 636, 1601),
+                 "2.6": (629, 2168, 681, 695, 1895)}[form]
+        pg = "[PG 0 (default_pg) Rank %d]" % rank if form == "2.4" else "[PG ID 0 PG GUID 0(default_pg) Rank %d]" % rank
+        ray = "(WorkerDict pid=%d, ip=%s) " % (self.job.pid[rank], self.job.ip[node]) if self.ray else ""
+        ns = self.rng.randrange(10**9)
+
+        def prefix(line, dt_ms):
+            w = when + secs(dt_ms / 1000.0)
+            return "%s[rank%d]:[E%d%02d %s.%09d ProcessGroupNCCL.cpp:%d] " % (ray, rank, w.month, w.day,
+                                                                           w.strftime("%H:%M:%S"), (ns + dt_ms * 10**6) % 10**9, line)
+        msg = ("[Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=%s, NumelIn=%d, "
+               "NumelOut=%d, Timeout(ms)=%d) ran for %d milliseconds before timing out."
+               % (rank, seq, op, numel, numel, self.timeout_ms, ran))
+        app.record(when, prefix(lines[0], 0) + msg)
+        if form == "2.4":
+            status = "Timeout at NCCL work: %d, last enqueued NCCL work: %d, last completed NCCL work: %d." % (
+                seq, enqueued, completed)
+        elif form == "2.5":
+            status = ("Exception (either an error or timeout) detected by watchdog at work: %d, last enqueued NCCL "
+                      "work: %d, last completed NCCL work: %d." % (seq, enqueued, completed))
+        else:
+            status = (" failure detected by watchdog at work sequence id: %d PG status: last enqueued work: %d, last "
+                      "completed work: %d" % (seq, enqueued, completed))
+        app.record(when + secs(0.0001), prefix(lines[1], 0) + pg + " " + status)
+        if form == "2.6":
+            app.record(when + secs(0.0001), prefix(667, 0) + "Stack trace of the failed collective not found, "
+                       "potentially because FlightRecorder is disabled. You can enable it by setting "
+                       "TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.")
+        app.record(when + secs(0.001), prefix(lines[2], 1) + "[Rank %d] Some NCCL operations have failed or timed "
+                   "out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                   "corrupted/incomplete data." % rank)
+        app.record(when + secs(0.001), prefix(lines[3], 1) + "[Rank %d] To avoid data inconsistency, we are taking "
+                   "the entire process down." % rank)
+        app.record(when + secs(0.004), prefix(lines[4], 4) + pg + " Process group watchdog thread terminated with "
+                   "exception: " + msg)
 
     def remote_error(self, rank, when, peer_node):
         node = self.job.node_of(rank)
@@ -866,7 +921,7 @@ def noise_scenario(name, seed, n, kind):
         end = sc.timeout_cascade(at, skip_ranks=())
         files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
     if kind == "nccl_only":
-        return files, truth("std.nccl.communication_failure", "communication", None)
+        return files, truth("std.nccl.communication_failure", "communication", "std.nccl.collective_timeout")
     return files, truth("unknown", "unknown", None)
 
 
@@ -1287,7 +1342,7 @@ def dcgm_metrics(sc, end, hot, every=60):
     return "".join(line + "\n" for line in lines)
 
 
-def hang_scenario(name, seed, n, kind, timeout_ms=600000):
+def hang_scenario(name, seed, n, kind, timeout_ms=600000, form=None, ray=False):
     """Hangs with no error of their own; every rank logs its progress. kind: dataloader (a rank blocks in data
     loading, the others time out in the next collective; desync reports name it; faulthandler dumps its stack when
     torchrun stops it); gpu_silent (a GPU stops completing work with no Xid: every rank times out, that rank's last
@@ -1295,6 +1350,7 @@ def hang_scenario(name, seed, n, kind, timeout_ms=600000):
     the barrier after it); timelimit (a 2-hour NCCL timeout: a rank stops, the others run ahead a step or two and
     block, nothing happens until Slurm's time limit)."""
     sc = Scenario(name, seed, n, timeout_ms, per_rank=True)
+    sc.watchdog_form, sc.ray = form, ray
     rng, job = sc.rng, sc.job
     if kind == "timelimit":
         sc.step_seconds = rng.choice([2.4, 4.41])  # the script logs every step: keep the run short in steps
@@ -1319,6 +1375,17 @@ def hang_scenario(name, seed, n, kind, timeout_ms=600000):
                            stacks={rank: DATALOADER_STUCK})
         files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
         return files, truth("hang.training.dataloader_stall", "user-code", "hang.training.rank_not_joined", [], rank, node)
+    if kind == "silent":
+        # One rank's output is not among the logs at all (it never printed, or its stream was lost): no progress
+        # line, no timeout. Every other rank times out in the same collective of the default group, with the same
+        # status; PyTorch 2.4+ prints no desync report unless asked.
+        last = {r: done - done % 100 for r in range(job.world)}
+        last[rank] = -1
+        rank_progress(sc, last)
+        seq = work_seq(sc, done + 1)
+        end = hang_cascade(sc, at + secs(sc.step_seconds * 0.6), seq, skip=(rank,))
+        files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
+        return files, truth("hang.training.silent_rank_hang", "unknown", "hang.training.rank_silent", [], rank, node)
     if kind == "gpu_silent":
         # The GPU stops completing work; its rank's CPU still enqueues up to the same collective as everyone's.
         rank_progress(sc, done - done % 100)
@@ -1495,6 +1562,13 @@ SCENARIOS = [
     ("hang-dataloader-stuck-4n", lambda: hang_scenario("hang-dataloader-stuck-4n", 9602, 4, "dataloader",
                                                        timeout_ms=1800000)),
     ("hang-gpu-silent-32n", lambda: hang_scenario("hang-gpu-silent-32n", 9603, 32, "gpu_silent")),
+    ("hang-silent-rank-pt26-2n", lambda: hang_scenario("hang-silent-rank-pt26-2n", 9606, 2, "silent", form="2.6")),
+    ("hang-silent-rank-ray-pt26-8n", lambda: hang_scenario("hang-silent-rank-ray-pt26-8n", 9607, 8, "silent",
+                                                           timeout_ms=1800000, form="2.6", ray=True)),
+    ("hang-silent-rank-pt25-64n", lambda: hang_scenario("hang-silent-rank-pt25-64n", 9608, 64, "silent", form="2.5")),
+    ("hang-gpu-lagging-pt24-4n", lambda: hang_scenario("hang-gpu-lagging-pt24-4n", 9609, 4, "gpu_silent", form="2.4")),
+    ("hang-gpu-lagging-ray-pt26-16n", lambda: hang_scenario("hang-gpu-lagging-ray-pt26-16n", 9610, 16, "gpu_silent",
+                                                            form="2.6", ray=True)),
     ("hang-after-checkpoint-rank0-8n", lambda: hang_scenario("hang-after-checkpoint-rank0-8n", 9604, 8,
                                                              "checkpoint")),
     ("hang-timelimit-no-progress-2n", lambda: hang_scenario("hang-timelimit-no-progress-2n", 9605, 2, "timelimit",
