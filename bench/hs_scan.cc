@@ -9,7 +9,8 @@
 //
 // --line-classes adds what attribc build puts into every bundle's database after the patterns:
 // the channel markers (ir/log_channels.h) and the telling words (ir/telling_words.h), with the
-// same flags, so bench/run can say what classifying lines costs the scan.
+// same flags, so bench/run can say what classifying lines costs the scan (--markers and
+// --telling-words add one of the two).
 //
 // --line-index and --nul-check add, one at a time, the two passes attrib's reader and scanner
 // make over every byte besides Hyperscan (runtime/log_reader.cc cutChunk: one memchr call and one
@@ -158,7 +159,7 @@ int onMatch(unsigned, unsigned long long, unsigned long long to, unsigned, void*
 
 int main(int argc, char** argv) {
   size_t chunk = 8u << 20;
-  bool lineIndex = false, nulCheck = false, lineClasses = false;
+  bool lineIndex = false, nulCheck = false, markers = false, telling = false;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -170,7 +171,11 @@ int main(int argc, char** argv) {
     } else if (a == "--nul-check") {
       nulCheck = true;
     } else if (a == "--line-classes") {
-      lineClasses = true;
+      markers = telling = true;
+    } else if (a == "--markers") {
+      markers = true;
+    } else if (a == "--telling-words") {
+      telling = true;
     } else if (a == "-h" || a == "--help") {
       std::printf("usage: hs_scan [--chunk BYTES] [--line-index] [--nul-check] [--line-classes] PATTERNS PATH...\n");
       return 0;
@@ -194,12 +199,14 @@ int main(int argc, char** argv) {
     ids.push_back(static_cast<unsigned>(ids.size()));
   }
   if (regexes.empty()) die("no patterns in " + args[0]);
-  if (lineClasses) {
+  if (markers) {
     for (const auto& m : attrib::ir::markerExpressions()) {
       regexes.push_back(m.regex);
       flags.push_back(HS_FLAG_MULTILINE);
       ids.push_back(static_cast<unsigned>(ids.size()));
     }
+  }
+  if (telling) {
     for (const auto& t : attrib::ir::tellingWords()) {
       regexes.emplace_back(t.regex);
       flags.push_back(HS_FLAG_MULTILINE | HS_FLAG_CASELESS);

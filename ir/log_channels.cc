@@ -187,6 +187,7 @@ const std::string& markerTableDigest() {
     for (const auto& e : markerExpressions()) text += fmt::format("{}\t{}\t{}\n", e.regex, static_cast<int>(e.channel), e.exact);
     // The telling words share the database and its ids (ir/telling_words.h).
     for (const auto& t : tellingWords()) text += fmt::format("telling\t{}\t{}\n", t.regex, t.weight);
+    for (const auto& d : tellingDemotions()) text += fmt::format("demotion\t{}\t{}\n", d.phrase, d.weight);
     return sha256(text);
   }();
   return digest;

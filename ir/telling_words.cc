@@ -4,7 +4,7 @@ namespace attrib::ir {
 
 const std::vector<TellingWord>& tellingWords() {
   // Weights: 3 the process died or the kernel says so; 2 an error was reported; 1 something was
-  // refused or timed out; demotions for the log levels that libraries use for chatter. The
+  // refused or timed out. The
   // words end at a word boundary but may start inside one, so RuntimeError, ncclSystemError and
   // cudaErrorLaunchFailure count as errors.
   static const std::vector<TellingWord> kWords = {
@@ -15,10 +15,23 @@ const std::vector<TellingWord>& tellingWords() {
       {R"((error|exception|failed|failure|fault)s?\b)", 2, "an error was reported"},
       {R"(\b(cannot|can't|unable to|refused|denied|unreachable|timed out|timeout|not found|no such file)\b)", 1,
        "something was refused, missing or too slow"},
-      {R"(\b(INFO|DEBUG|TRACE)\b)", -2, "a library's informational log level"},
-      {R"(\b(no|0) errors?\b|\berrors?: 0\b|\bwithout errors?\b)", -3, "a report that nothing failed"},
   };
   return kWords;
+}
+
+const std::vector<TellingDemotion>& tellingDemotions() {
+  static const std::vector<TellingDemotion> kDemotions = {
+      {"INFO", -2, "a library's informational log level"},
+      {"DEBUG", -2, "a library's debug log level"},
+      {"TRACE", -2, "a library's trace log level"},
+      {"0 errors", -3, "a report that nothing failed"},
+      {"no errors", -3, "a report that nothing failed"},
+      {"no error", -3, "a report that nothing failed"},
+      {"errors: 0", -3, "a report that nothing failed"},
+      {"without error", -3, "a report that nothing failed"},
+      {"without errors", -3, "a report that nothing failed"},
+  };
+  return kDemotions;
 }
 
 }  // namespace attrib::ir

@@ -461,10 +461,10 @@ class FileScan {
       const uint32_t lineIndex = telling_[h].line;
       words.clear();
       for (; h < telling_.size() && telling_[h].line == lineIndex; ++h) words.push_back(telling_[h].pattern);
-      const int weight = tellingWeight(words);
+      std::string_view line = stripCr(lines.line(lineIndex));
+      const int weight = tellingWeight(words, line);
       if (weight <= 0) continue;
       const LinePrefix& p = lines.prefix(lineIndex);
-      std::string_view line = stripCr(lines.line(lineIndex));
       std::string form = messageForm(line.substr(std::min(p.length, line.size())));
       if (form.empty()) continue;
       const LogLine* given = lines_ ? (*lines_)[lineIndex] : nullptr;

@@ -34,16 +34,48 @@ std::string messageForm(std::string_view message) {
   return form;
 }
 
-int tellingWeight(const std::vector<uint32_t>& words) {
-  const auto& table = ir::tellingWords();
-  int strongest = 0, demotions = 0;
-  for (uint32_t w : words) {
-    if (w >= table.size()) continue;
-    const int weight = table[w].weight;
-    if (weight > 0) strongest = std::max(strongest, weight);
-    else demotions += weight;
+namespace {
+
+char asciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+bool wordByte(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Whether `phrase` (lower case) stands in `lowered` (a line in lower case) as whole words.
+bool holdsPhrase(std::string_view lowered, std::string_view phrase) {
+  for (size_t i = lowered.find(phrase); i != std::string_view::npos; i = lowered.find(phrase, i + 1)) {
+    const bool startsWord = i == 0 || !wordByte(lowered[i - 1]);
+    const bool endsWord = i + phrase.size() == lowered.size() || !wordByte(lowered[i + phrase.size()]);
+    if (startsWord && endsWord) return true;
   }
-  return strongest > 0 ? strongest + demotions : 0;
+  return false;
+}
+
+}  // namespace
+
+int tellingWeight(const std::vector<uint32_t>& words, std::string_view line) {
+  const auto& table = ir::tellingWords();
+  int strongest = 0;
+  for (uint32_t w : words) {
+    if (w < table.size()) strongest = std::max(strongest, table[w].weight);
+  }
+  if (strongest <= 0) return 0;
+  // Only lines a word matched get here: few, so one lowered copy each is cheap.
+  std::string lowered(line);
+  for (char& c : lowered) c = asciiLower(c);
+  static const std::vector<std::string> phrases = [] {
+    std::vector<std::string> out;
+    for (const auto& d : ir::tellingDemotions()) {
+      std::string p(d.phrase);
+      for (char& c : p) c = asciiLower(c);
+      out.push_back(std::move(p));
+    }
+    return out;
+  }();
+  int weight = strongest;
+  const auto& demotions = ir::tellingDemotions();
+  for (size_t k = 0; k < demotions.size(); ++k) {
+    if (holdsPhrase(lowered, phrases[k])) weight += demotions[k].weight;
+  }
+  return weight;
 }
 
 bool TellingLines::wantsFirst(const std::string& form, const std::string& writer) {

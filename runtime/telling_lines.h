@@ -28,9 +28,10 @@ namespace attrib::runtime {
 // The form of a message: digit runs and hex numbers as '#', blanks collapsed, at most 160 bytes.
 std::string messageForm(std::string_view message);
 
-// The weight of a line from the telling words it matched (indices into ir::tellingWords()):
-// the strongest positive word, plus every demotion. <= 0: not a candidate.
-int tellingWeight(const std::vector<uint32_t>& words);
+// The weight of `line` from the telling words it matched (indices into ir::tellingWords()): the
+// strongest word, plus every demotion the line holds (ir::tellingDemotions()). <= 0: not a
+// candidate.
+int tellingWeight(const std::vector<uint32_t>& words, std::string_view line);
 
 struct TellingLine {
   std::string form;
