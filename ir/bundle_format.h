@@ -20,7 +20,8 @@
 // Pattern ids in the log database are positions in the flattened list of (symptom, pattern)
 // pairs of log symptoms, in symptom-id order (logPatternTable()), then the channel markers
 // (ir::markerExpressions(), in order) from the pattern count on. Format 3 added the symptoms'
-// descriptions to the program, format 4 the markers.
+// descriptions to the program, format 4 the markers, format 5 the instance fields severity, blame
+// and role (ir::Field codes from Source on moved).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@
 namespace attrib {
 
 inline constexpr std::string_view kBundleMagic = "ATTRBNDL";
-inline constexpr uint32_t kBundleFormatVersion = 4;
+inline constexpr uint32_t kBundleFormatVersion = 5;
 
 struct PatternRef {
   int32_t symptom;

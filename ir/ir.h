@@ -41,10 +41,15 @@ bool stateFromName(const std::string& name, State* out);
 enum class Severity : uint8_t { Info, Warning, Error, Critical };
 enum class Blame : uint8_t { None, Workload, Rank, Node, Gpu };
 enum class Role : uint8_t { Cause, Consequence, Context };
+// The words of the language ("critical", "gpu", "context", ...).
+const char* severityName(Severity s);
+const char* blameName(Blame b);
+const char* roleName(Role r);
 
-// Fields every instance has; captures are looked up by name.
+// Fields every instance has; captures are looked up by name. Symptom, Family, Severity, Blame and
+// Role are the instance's symptom's (its qualified name and properties, as words).
 enum class Field : uint8_t {
-  Time, Node, Rank, Gpu, Symptom, Family, Source, Text,  // every instance
+  Time, Node, Rank, Gpu, Symptom, Family, Severity, Blame, Role, Source, Text,  // every instance
   Value, Metric,                                          // metric instances
   State, ExitCode, Signal, Reason,                        // scheduler instances
 };

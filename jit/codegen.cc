@@ -193,19 +193,29 @@ class Codegen {
     return metric_;
   }
 
-  // {data, size} pairs of symptom names or families, by symptom id.
-  llvm::Value* nameTable(bool family) {
-    llvm::Value*& cached = family ? families_ : names_;
+  // {data, size} pairs, by symptom id, of the text a symptom field reads: the symptom's name,
+  // family, severity, blame or role.
+  llvm::Value* nameTable(ir::Field f) {
+    llvm::Value*& cached = nameTables_[f];
     if (cached) return cached;
+    auto text = [f](const ir::Symptom& s) -> std::string {
+      switch (f) {
+        case ir::Field::Family: return s.family;
+        case ir::Field::Severity: return ir::severityName(s.severity);
+        case ir::Field::Blame: return ir::blameName(s.blame);
+        case ir::Field::Role: return ir::roleName(s.role);
+        default: return s.name;
+      }
+    };
     auto* pair = llvm::StructType::get(ctx_, {i8p_, i64_});
     std::vector<llvm::Constant*> items;
     for (const auto& s : program_.symptoms) {
-      const std::string& text = family ? s.family : s.name;
-      items.push_back(llvm::ConstantStruct::get(pair, {stringData(text), b_.getInt64(text.size())}));
+      std::string t = text(s);
+      items.push_back(llvm::ConstantStruct::get(pair, {stringData(t), b_.getInt64(t.size())}));
     }
     if (items.empty()) items.push_back(llvm::ConstantStruct::get(pair, {stringData(""), b_.getInt64(0)}));
     return cached = global(llvm::ConstantArray::get(llvm::ArrayType::get(pair, items.size()), items),
-                           family ? "families" : "names");
+                           std::string(ir::fieldName(f)) + "_names");
   }
 
   llvm::FunctionCallee helper(const char* name, llvm::Type* result, std::vector<llvm::Type*> args) {
@@ -383,9 +393,9 @@ class Codegen {
         llvm::Value* isMetric = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, metricTable(), symptomId(s)));
         return real(load(f64_, s, layout_.value), any(instNull, b_.CreateICmpEQ(isMetric, b_.getInt8(0))));
       }
-      case F::Symptom: case F::Family: {
+      case F::Symptom: case F::Family: case F::Severity: case F::Blame: case F::Role: {
         auto* pair = llvm::StructType::get(ctx_, {i8p_, i64_});
-        llvm::Value* table = b_.CreateBitCast(nameTable(f == F::Family), pair->getPointerTo());
+        llvm::Value* table = b_.CreateBitCast(nameTable(f), pair->getPointerTo());
         llvm::Value* at = b_.CreateInBoundsGEP(pair, table, symptomId(s));
         llvm::Value* p = b_.CreateLoad(i8p_, b_.CreateStructGEP(pair, at, 0));
         llvm::Value* n = b_.CreateLoad(i64_, b_.CreateStructGEP(pair, at, 1));
@@ -1297,8 +1307,7 @@ class Codegen {
   llvm::PointerType* i8p_;
   llvm::Value* dummy_ = nullptr;
   llvm::Value* metric_ = nullptr;
-  llvm::Value* names_ = nullptr;
-  llvm::Value* families_ = nullptr;
+  std::map<ir::Field, llvm::Value*> nameTables_;  // nameTable(), by field
   std::map<std::string, llvm::Constant*> strings_;
   std::map<int32_t, llvm::Value*> sets_;
   std::map<int32_t, llvm::Value*> idTables_;

@@ -236,6 +236,72 @@ outcome timed_out { when time_limit family scheduler-timeout action increase_tim
   EXPECT_EQ(v.actions, (std::vector<std::string>{"drain_node", "restart", "increase_time_limit"}));
 }
 
+// The description the verdict gives a symptom ("-" when the verdict does not name it).
+std::string describedAs(const runtime::Verdict& v, const std::string& symptom) {
+  for (const auto& [name, info] : v.symptoms)
+    if (name == symptom) return info.description;
+  return "-";
+}
+
+// A symptom's severity, blame and role are fields of its instances: one rule can tell the causes
+// of a package from its context symptoms without listing them.
+TEST(Attribution, SeverityBlameAndRoleAreFieldsOfEveryInstance) {
+  // The fault's action, set by the second half of the test.
+  const std::string rules = R"(
+package hw
+symptom fault "hardware fault" {
+  on log
+  match /fault code (?<code>[0-9]+)/
+  description "What a fault means and what to do."
+  family accelerator-gpu severity critical blame gpu @ACTION@
+}
+symptom app "application fault" { on log match /app fault/ family user-code severity warning blame workload }
+symptom note "a note" { on log match /note/ family accelerator-gpu severity info blame gpu }
+symptom timeout { on log match /collective timeout/ family communication role consequence }
+rule causes_explain_timeouts {
+  when hw.* as r, timeout as t
+  where r.role == "cause" and r.blame in ["gpu", "node"] and r.severity != "info" and t.time > r.time
+  then explain t by r
+}
+outcome any_fault { when root.family == "accelerator-gpu" family accelerator-gpu confidence 0.5 }
+outcome app_fault { when root is app family user-code action fix_code confidence 0.5 }
+)";
+  auto withFaultAction = [&](const std::string& action) {
+    std::string text = rules;
+    return testing::engineFor(text.replace(text.find("@ACTION@"), 8, action));
+  };
+  auto engine = withFaultAction("");
+  ASSERT_TRUE(engine);
+  auto explained = [&](const std::string& first) {
+    auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", first),
+                                line("n2", "applog", "2026-01-01T10:05:00Z", "collective timeout")});
+    return std::pair(v, v.downstream.size() == 1 ? v.downstream[0].explainedBy : std::string("-"));
+  };
+  auto [fault, byFault] = explained("fault code 7");
+  EXPECT_EQ(byFault, "hw.fault@n1");
+  ASSERT_TRUE(fault.root);
+  EXPECT_EQ(describedAs(fault, "hw.fault"), "What a fault means and what to do.");
+  // any_fault has no action of its own: the recommendation is the root symptom's (none here).
+  ASSERT_EQ(fault.outcomes.size(), 1u);
+  EXPECT_EQ(fault.outcomes[0].name, "hw.any_fault");
+  EXPECT_TRUE(fault.actions.empty());
+  EXPECT_EQ(explained("app fault").second, "-");  // blamed on the workload
+  EXPECT_EQ(explained("note").second, "-");       // info, and context by default
+  auto app = explained("app fault").first;
+  ASSERT_TRUE(app.root);
+  EXPECT_EQ(describedAs(app, "hw.app"), "");
+  EXPECT_EQ(app.actions, std::vector<std::string>{"fix_code"});
+
+  // With an action on the root symptom, a generic outcome recommends it; the JSON verdict's
+  // symptoms show the description, and null for a symptom without one.
+  auto withAction = withFaultAction("action reset_gpu, investigate");
+  ASSERT_TRUE(withAction);
+  auto v = diagnose(*withAction, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault code 7")});
+  EXPECT_EQ(v.actions, (std::vector<std::string>{"reset_gpu", "investigate"}));
+  EXPECT_NE(runtime::toJson(v).find("\"description\": \"What a fault means and what to do.\""), std::string::npos);
+  EXPECT_NE(runtime::toJson(app).find("\"description\": null"), std::string::npos);
+}
+
 evidence::MetricSample sample(const std::string& time, double value, const std::string& node = "n1") {
   evidence::MetricSample s;
   s.name = "gpu_temp";

@@ -109,7 +109,7 @@ TEST(Bundle, WrongMagicAndVersion) {
   std::string bytes = bundleBytes();
   bytes[8] = 9;
   EXPECT_FALSE(runtime::loadBundle(resealed(bytes), &error));
-  EXPECT_EQ(error, "bundle format version 9 is not supported (this attrib reads version 4); rebuild it with "
+  EXPECT_EQ(error, "bundle format version 9 is not supported (this attrib reads version 5); rebuild it with "
                    "'attribc build'");
 }
 
