@@ -270,6 +270,24 @@ TEST_F(AttribcCli, FmtToReadOnlyDirectoryFailsCleanly) {
   EXPECT_EQ(slurp(p), "symptom s { on log match /abcdef/ family unknown }\n");
 }
 
+// `attribc doc`: a reference that is a URL becomes a link, any other (a catalogue's version and
+// transcription) stays text, with table pipes escaped.
+TEST_F(AttribcCli, DocLinksUrlsAndKeepsOtherReferencesAsText) {
+  fs::path p = write("refs.attr", R"attr(package r
+symptom s "S" {
+  on log
+  match /s happened/
+  family unknown
+  ref "https://example.org/x", "Catalog r610 | via a transcription (https://example.org/y)"
+}
+)attr");
+  Outcome r = run({"doc", p.string()});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  EXPECT_NE(r.out.find("| [link](https://example.org/x) Catalog r610 \\| via a transcription (https://example.org/y) |"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(AttribcCli, StdlibRulesAreClean) {
   Outcome r = run({"check", "-Werror", std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules"});
   EXPECT_EQ(r.exit, 0) << r.err;

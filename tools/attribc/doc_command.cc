@@ -79,7 +79,11 @@ std::string renderRuleCatalogue(const ir::Program& program, const std::string& t
       out += "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
       for (const auto* s : symptoms[pkg]) {
         std::string refs;
-        for (const auto& r : s->refs) refs += (refs.empty() ? "" : " ") + fmt::format("[link]({})", r);
+        // A URL is a link; any other reference (a document, a catalogue version) is text.
+        for (const auto& r : s->refs) {
+          bool url = r.rfind("https://", 0) == 0 || r.rfind("http://", 0) == 0;
+          refs += (refs.empty() ? "" : " ") + (url && r.find(' ') == std::string::npos ? fmt::format("[link]({})", r) : cell(r));
+        }
         out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", shortName(s->name), cell(s->title),
                            s->family, ir::roleName(s->role), ir::severityName(s->severity), ir::blameName(s->blame),
                            cell(evidence(*s)), list(s->actions), refs);
