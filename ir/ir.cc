@@ -166,7 +166,7 @@ std::string dump(const Expr& e) {
     case Op::Same: out += fmt::format(" {}", fieldName(e.field)); break;
     case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct:
       out += fmt::format(" set#{} slot{}", e.set, e.slot);
-      if (e.op == Op::Distinct) out += fmt::format(" .{}", fieldName(e.field));
+      if (e.op == Op::Distinct) out += e.name.empty() ? fmt::format(" .{}", fieldName(e.counted)) : fmt::format(" .{}", e.name);
       if (e.sameKey) out += fmt::format(" same-{}", fieldName(e.field));
       break;
     case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:

@@ -85,7 +85,7 @@ enum class Op : uint8_t {
   // filtered ones) for which operands[0] (the where-clause; absent = true) holds with the
   // instance in slot `slot`, and, when `sameKey` is set, whose key equals the reference
   // instance's (slot 0).
-  Count, Exists, First, Last, Distinct,  // Distinct counts distinct values of `field`
+  Count, Exists, First, Last, Distinct,  // Distinct counts distinct values of `counted` (of capture `name` if set)
   // Window aggregates over the current metric series: operands[0] evaluated at each sample of
   // the trailing window of `window` ns ending at the current sample.
   WindowAvg, WindowMin, WindowMax, WindowSum, WindowRate, WindowDelta,
@@ -120,7 +120,8 @@ struct Expr {
   std::vector<Expr> operands;
   Value constant;            // Const
   int32_t slot = -1;         // Slot; aggregates: the slot their instance is bound to
-  Field field = Field::Time; // FieldOf; Distinct: the field counted; Same/aggregates: the key
+  Field field = Field::Time; // FieldOf; Same/aggregates with sameKey: the key
+  Field counted = Field::Time;  // Distinct: the field whose distinct values it counts (unless `name`)
   WorkloadField wfield = WorkloadField::Id;
   std::string name;          // CaptureOf: capture name
   int32_t set = -1;          // IsSymptom, aggregates: index into Program::symptomSets

@@ -1003,7 +1003,7 @@ class Codegen {
         b_.CreateStore(b_.CreateSelect(any(isNullPtr(cur), better), inst, cur), op == Op::First ? first : last);
       }
       if (op == Op::Distinct) {
-        CV v = field(inst, e.field);
+        CV v = e.name.empty() ? field(inst, e.counted) : capture(inst, e.name);
         auto* add = block("agg.distinct");
         b_.CreateCondBr(v.null, head, add);
         b_.SetInsertPoint(add);

@@ -378,7 +378,8 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
       if (!last || earlier(*last, inst)) last = &inst;
       if (e.op == Op::Exists) break;
       if (e.op == Op::Distinct) {
-        Value v = field(inst, e.field, program);
+        const std::string* c = e.name.empty() ? nullptr : inst.capture(e.name);
+        Value v = e.name.empty() ? field(inst, e.counted, program) : c ? text(*c) : null();
         if (v.type == Type::String) distinctStrings.emplace(v.s);
         else if (!v.isNull()) distinctInts.insert(v.i);
       }

@@ -823,10 +823,11 @@ class ExprGen {
       e.sameKey = true;
       e.field = pick({Field::Node, Field::Rank, Field::Gpu});
     }
-    // Lowering stores distinct's field over the same-key field: both read e.field.
+    // Distinct counts `counted` (or a capture), independently of the same-key field.
     if (op == Op::Distinct) {
-      e.field = pick({Field::Node, Field::Rank, Field::Gpu, Field::Source, Field::Time, Field::Value, Field::State,
+      e.counted = pick({Field::Node, Field::Rank, Field::Gpu, Field::Source, Field::Time, Field::Value, Field::State,
                       Field::Symptom, Field::Family, Field::Role, Field::Text, Field::ExitCode, Field::Metric});
+      if (rng_.chance(0.25)) e.name = "code";  // distinct values of a capture
     }
     Scope inner = s;
     inner.slots.push_back(e.slot);

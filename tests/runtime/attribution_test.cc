@@ -302,6 +302,33 @@ outcome app_fault { when root is app family user-code action fix_code confidence
   EXPECT_NE(runtime::toJson(app).find("\"description\": null"), std::string::npos);
 }
 
+// distinct(S, CAPTURE) counts the capture's distinct values (it once counted distinct times), and
+// distinct(S on same KEY, FIELD) keeps the key and the counted field apart (both were one field).
+TEST(Attribution, DistinctCountsACapturesValuesAndKeepsItsKeyApart) {
+  auto engine = testing::engineFor(R"(
+symptom fault "fault" { on log match /fault pid=(?<pid>[0-9]+)/ family unknown severity error blame node }
+outcome two_processes { when distinct(fault, pid) == 2 family unknown action investigate confidence 0.5 }
+)");
+  ASSERT_TRUE(engine);
+  auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault pid=7"),
+                              line("n1", "syslog", "2026-01-01T10:00:01Z", "fault pid=7"),
+                              line("n1", "syslog", "2026-01-01T10:00:02Z", "fault pid=9")});
+  ASSERT_EQ(v.outcomes.size(), 1u);
+  auto same = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault pid=7"),
+                                 line("n1", "syslog", "2026-01-01T10:00:01Z", "fault pid=7")});
+  EXPECT_TRUE(same.outcomes.empty());
+
+  auto keyed = testing::engineFor(R"(
+symptom fault "fault" { on log match /fault gpu=(?<gpu>[a-z]+)/ family unknown severity error blame node }
+outcome two_gpus_here { when distinct(fault on same node, gpu) == 2 family unknown action investigate confidence 0.5 }
+)");
+  ASSERT_TRUE(keyed);
+  auto k = diagnose(*keyed, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault gpu=a"),
+                             line("n1", "syslog", "2026-01-01T10:00:01Z", "fault gpu=b"),
+                             line("n2", "syslog", "2026-01-01T10:00:02Z", "fault gpu=c")});
+  ASSERT_EQ(k.outcomes.size(), 1u);  // the root's node n1 has two GPUs at fault (the job three)
+}
+
 evidence::MetricSample sample(const std::string& time, double value, const std::string& node = "n1") {
   evidence::MetricSample s;
   s.name = "gpu_temp";
