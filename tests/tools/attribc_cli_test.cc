@@ -378,6 +378,12 @@ symptom s "S" {
   Outcome qualified = run({"explain", dir_.string(), "--ir", "p.b.s"});
   EXPECT_EQ(qualified.exit, 0) << qualified.err;
   EXPECT_NE(qualified.out.find("2:int"), std::string::npos) << qualified.out;
+  // A log symptom's condition is interpreted while scanning: it has IR, but no LLVM IR.
+  Outcome llvm = run({"explain", dir_.string(), "--llvm", "p.b.s"});
+  EXPECT_EQ(llvm.exit, 2);
+  EXPECT_NE(llvm.err.find("symptom p.b.s (when) is a log symptom's condition: the interpreter evaluates it"),
+            std::string::npos)
+      << llvm.err;
   Outcome broken = run({"explain", write("broken.attr", "symptom {").string(), "--ir", "x"});
   EXPECT_EQ(broken.exit, 1);
   EXPECT_NE(broken.err.find("nothing was explained"), std::string::npos) << broken.err;
