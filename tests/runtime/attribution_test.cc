@@ -329,6 +329,43 @@ outcome two_gpus_here { when distinct(fault on same node, gpu) == 2 family unkno
   ASSERT_EQ(k.outcomes.size(), 1u);  // the root's node n1 has two GPUs at fault (the job three)
 }
 
+// Symptoms may share a pattern: the bundle holds it once (one Hyperscan expression, one PCRE2
+// program) and each symptom's `when` tells its lines apart. A symptom with several patterns gives
+// one instance per line: the first pattern whose match its `when` keeps.
+TEST(Attribution, SymptomsSharingAPatternAreToldApartByTheirWhen) {
+  const char* rules = R"(
+symptom code7 "code 7" { on log match /event code=(?<code>[0-9]+)/ when int(code) == 7 family unknown severity error blame node }
+symptom code9 "code 9" { on log match /event code=(?<code>[0-9]+)/ when int(code) == 9 family unknown severity warning blame node }
+symptom other "any other code" {
+  on log
+  match /event code=(?<code>[0-9]+)/
+  match /old event (?<code>[0-9]+)/
+  when int(code) not in [7, 9]
+  family unknown severity info blame none
+}
+)";
+  std::string bytes;
+  auto engine = testing::engineFor(rules, &bytes);
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto bundle = runtime::loadBundle(bytes, &error);
+  ASSERT_TRUE(bundle) << error;
+  ASSERT_EQ(bundle->logExpressions.size(), 2u);  // /event code=.../ once, /old event .../
+  EXPECT_EQ(bundle->logExpressions[0].size(), 3u);
+  auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "event code=7"),
+                              line("n1", "syslog", "2026-01-01T10:00:01Z", "event code=9"),
+                              line("n1", "syslog", "2026-01-01T10:00:02Z", "event code=12"),
+                              line("n1", "syslog", "2026-01-01T10:00:03Z", "old event 7 then event code=13"),
+                              line("n1", "syslog", "2026-01-01T10:00:04Z", "old event 12 then event code=7")});
+  EXPECT_EQ(countOf(v, "code7"), 2u);
+  EXPECT_EQ(countOf(v, "code9"), 1u);
+  // "old event 7 then event code=13": the first pattern (code=13) is kept, once. "old event 12
+  // then event code=7": the first pattern's code=7 fails the `when`, the second's code 12 holds.
+  EXPECT_EQ(countOf(v, "other"), 3u);
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->symptom, "code7");
+}
+
 evidence::MetricSample sample(const std::string& time, double value, const std::string& node = "n1") {
   evidence::MetricSample s;
   s.name = "gpu_temp";

@@ -47,7 +47,7 @@ TEST(Bundle, RoundTripKeepsTheProgram) {
   ASSERT_TRUE(bundle) << error;
   EXPECT_EQ(bundle->program.symptoms.size(), 4u);
   EXPECT_EQ(bundle->program.rules.size(), 1u);
-  EXPECT_EQ(bundle->logPatterns.size(), 2u);
+  EXPECT_EQ(bundle->logExpressions.size(), 2u);
   EXPECT_TRUE(bundle->logDatabase);
   EXPECT_EQ(bundle->digest.substr(0, 7), "sha256:");
   EXPECT_EQ(bundle->program.metricNames(), std::vector<std::string>{"gpu_temp"});
