@@ -190,25 +190,28 @@ SOURCES = "on log(source in [syslog, dmesg])"
 # NVRM: Xid (PCI:0000:3b:00 GPU-I:01 GPU-CI:00): 13, ...   (MIG: the GPU and compute instance)
 # NVRM: Xid (PCI:0000:3b:00): 45, pid=..., name=..., Ch 00000008 caused by previous Xid 79
 # The driver prints `pid=N, name=P, ` only when it knows the process ('<unknown>' otherwise).
+#
+# Every Xid symptom has the same two patterns, with the code as the capture `xid`, and a `when` on
+# the code: identical patterns are one Hyperscan expression and one PCRE2 program however many
+# symptoms use them (ir/bundle_format.h), where a pattern per code made Hyperscan's compile ten
+# times slower. The optional tails capture what the rules read of the message: the process
+# (`pid`, `process`), the recovery Xid 154 states (`previous`, `recovery`), the NVLink5 sub-unit
+# event (`unit`, 144-150) and the Xid an Xid 45 names (`cause`).
 XID_HEAD = r"NVRM: Xid \(PCI:(?<gpu>[0-9a-fA-F:.]+)( GPU-I:[0-9]+( GPU-CI:[0-9]+)?)?\): "
-PID_TAIL = r"(, pid=('?(?<pid>[0-9]+)'?|'<unknown>')(, name=(?<process>[^,]+))?)?"
-POINTER = r"45\b.* caused by previous Xid "
-# What the rules read from the message that follows, for the codes whose message they read.
-DETAIL = {
-    45: r"(.* caused by previous Xid (?<cause>[0-9]+)\b)?",
-    154: r"(, GPU recovery action changed from 0x[0-9a-fA-F]+ \((?<previous>[^)]*)\) to 0x[0-9a-fA-F]+ \((?<recovery>[^)]*)\))?",
-}
-for _code in range(144, 151):  # NVLink5: the sub-unit event, then Fatal or Nonfatal
-    DETAIL[_code] = r"(, (?<unit>[A-Z][A-Z0-9_]+))?"
+XID_LINE = (XID_HEAD + r"(?<xid>[0-9]+)\b(, pid=('?(?<pid>[0-9]+)'?|'<unknown>')(, name=(?<process>[^,]+))?)?"
+            r"(, GPU recovery action changed from 0x[0-9a-fA-F]+ \((?<previous>[^)]*)\) to 0x[0-9a-fA-F]+ \((?<recovery>[^)]*)\))?"
+            r"(, (?<unit>[A-Z][A-Z0-9_]+))?(.* caused by previous Xid (?<cause>[0-9]+)\b)?")
+XID_POINTER = XID_HEAD + r"45\b.* caused by previous Xid (?<xid>[0-9]+)\b"
 
 # nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 24007, Fatal, Link 44 sourcetrack timeout error (First)
 # nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error
 # nv-fabricmanager: ... detected NVSwitch fatal error 20034 on fid 0 on NVSwitch pci bus id 00000000:86:00.0 ...
 # The continuation lines of a report (", Severity 1 Engine instance ...", ", Data {...}") carry
 # no Fatal/Non-fatal word and match nothing.
-SXID_HEAD = r"(?<nvswitch>nvidia-nvswitch[0-9]+):? SXid \(PCI:(?<pci>[0-9a-fA-F:.]+)\): "
-FM_HEAD = r"detected NVSwitch (?<status>fatal|non-fatal) error "
-FM_TAIL = r" on fid [0-9]+ on NVSwitch pci bus id (?<pci>[0-9a-fA-F:.]+)"
+# As for the Xids, every SXid symptom shares the two patterns; `status` is the driver's word.
+SXID_LINE = r"(?<nvswitch>nvidia-nvswitch[0-9]+):? SXid \(PCI:(?<pci>[0-9a-fA-F:.]+)\): (?<sxid>[0-9]+), (?<status>Fatal|Non-fatal)\b"
+FM_LINE = (r"detected NVSwitch (?<status>fatal|non-fatal) error (?<sxid>[0-9]+) on fid [0-9]+ on NVSwitch pci bus id "
+           r"(?<pci>[0-9a-fA-F:.]+)")
 
 
 def quoted(s):
@@ -259,26 +262,24 @@ def buckets(r):
 def xid_file(rows):
     out = [HEADER.format(table="xid.tsv").rstrip("\n"),
            "// One symptom per row of NVIDIA's Xid catalog. Each matches the driver's line for its code, and an",
-           "// Xid 45 (preemptive clean-up) that names it as its cause: \"... caused by previous Xid N\". Every",
-           "// pattern captures the GPU's PCI address as `gpu` and the code as `xid`; `pid` and `process` when",
-           "// the driver names the process.",
+           "// Xid 45 (preemptive clean-up) that names it as its cause: \"... caused by previous Xid N\". All share",
+           "// two patterns (one Hyperscan expression each) and tell their code apart with `when`: the GPU's PCI",
+           "// address is `gpu`, the code `xid`, the process `pid` and `process` when the driver names it.",
            "package gpu.xid"]
     codes = [int(r["code"]) for r in rows]
     for r in rows:
         code = int(r["code"])
-        direct = f"{XID_HEAD}(?<xid>{code})\\b{PID_TAIL}{DETAIL.get(code, '')}"
-        matches = [direct] if code == 45 else [direct, f"{XID_HEAD}{POINTER}(?<xid>{code})\\b"]
         description = (f"Xid {code} ({r['mnemonic']}): {r['description']} {buckets(r)}{architectures(r)}.")
         out.append("")
-        out.append(symptom(f"xid{code}", r["title"], matches, mapping(r), description=description,
-                           refs=[r["source"]]))
+        out.append(symptom(f"xid{code}", r["title"], [XID_LINE, XID_POINTER], mapping(r), when=f"int(xid) == {code}",
+                           description=description, refs=[r["source"]]))
     out.append("")
     out.append("// The floor: an Xid the catalog does not list (a newer driver's, or a misprint) is still an event")
-    out.append("// of that GPU, at a conservative severity: never silence. The Xid 45 pointer comes first, so a")
-    out.append("// clean-up that names an unlisted Xid gives that Xid.")
+    out.append("// of that GPU, at a conservative severity: never silence. A clean-up that names an unlisted Xid")
+    out.append("// gives that Xid too.")
     out.append(symptom(
         "xid_unlisted", "An Xid that NVIDIA's catalog (as attrib has it) does not list",
-        [f"{XID_HEAD}{POINTER}(?<xid>[0-9]+)\\b", f"{XID_HEAD}(?<xid>[0-9]+)\\b{PID_TAIL}"],
+        [XID_LINE, XID_POINTER],
         [("family", "accelerator-gpu"), ("severity", "warning"), ("blame", "gpu"), ("role", "cause"),
          ("action", "investigate")],
         when=f"int(xid) not in {code_set(codes)}",
@@ -291,41 +292,38 @@ def xid_file(rows):
 def sxid_file(rows):
     out = [HEADER.format(table="sxid.tsv").rstrip("\n"),
            "// One symptom per row of the Fabric Manager User Guide's SXid tables: the kernel's line for the",
-           "// code (Fatal or Non-fatal, as `status`) and the Fabric Manager's report of it. Every pattern",
-           "// captures the switch's PCI address as `pci` and the code as `sxid`. An NVSwitch error blames",
-           "// the node: recovering needs the baseboard's NVSwitches and GPUs reset.",
+           "// code (Fatal or Non-fatal, as `status`) and the Fabric Manager's report of it, two patterns all",
+           "// symptoms share: the switch's PCI address is `pci`, the code `sxid`. An NVSwitch error blames the",
+           "// node: recovering needs the baseboard's NVSwitches and GPUs reset.",
            "package gpu.nvswitch"]
     codes = [int(r["code"]) for r in rows]
     for r in rows:
         code = int(r["code"])
-        matches = [f"{SXID_HEAD}(?<sxid>{code}), (?<status>Fatal|Non-fatal)\\b", f"{FM_HEAD}(?<sxid>{code}){FM_TAIL}"]
         kind = "fatal" if r["fatal"] == "fatal" else "non-fatal"
         description = (f"SXid {code} ({r['name']}), {kind} in NVIDIA's Fabric Manager guide: {r['description']} "
                        f"Impact: {r['impact']}.")
         out.append("")
-        out.append(symptom(f"sxid{code}", r["title"], matches, mapping(r), description=description,
-                           refs=[r["source"]]))
+        out.append(symptom(f"sxid{code}", r["title"], [SXID_LINE, FM_LINE], mapping(r), when=f"int(sxid) == {code}",
+                           description=description, refs=[r["source"]]))
     listed = code_set(codes)
     guide = "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html"
     out.append("")
     out.append("// The floors: an SXid the guide does not list keeps the driver's own word for it.")
     out.append(symptom(
         "sxid_unlisted_fatal", "NVSwitch fatal error (an SXid the Fabric Manager guide does not list)",
-        [f"{SXID_HEAD}(?<sxid>[0-9]+), Fatal\\b",
-         f"detected NVSwitch fatal error (?<sxid>[0-9]+){FM_TAIL}"],
+        [SXID_LINE, FM_LINE],
         [("family", "accelerator-fabric"), ("severity", "critical"), ("blame", "node"), ("role", "cause"),
          ("action", "drain_node, reboot_node")],
-        when=f"int(sxid) not in {listed}",
+        when=f"lower(status) == \"fatal\" and int(sxid) not in {listed}",
         description="The driver reports the SXid as fatal; the guide's tables do not list its code.",
         refs=[guide]))
     out.append("")
     out.append(symptom(
         "sxid_unlisted_nonfatal", "NVSwitch non-fatal error (an SXid the Fabric Manager guide does not list)",
-        [f"{SXID_HEAD}(?<sxid>[0-9]+), Non-fatal\\b",
-         f"detected NVSwitch non-fatal error (?<sxid>[0-9]+){FM_TAIL}"],
+        [SXID_LINE, FM_LINE],
         [("family", "accelerator-fabric"), ("severity", "warning"), ("blame", "node"), ("role", "context"),
          ("action", "investigate")],
-        when=f"int(sxid) not in {listed}",
+        when=f"lower(status) == \"non-fatal\" and int(sxid) not in {listed}",
         description="The driver reports the SXid as non-fatal; the guide's tables do not list its code.",
         refs=[guide]))
     return "\n".join(out) + "\n"
