@@ -3,7 +3,8 @@
 
 Reads .attr files (or directories searched recursively, in sorted order) and takes every
 `match /REGEX/FLAGS` of every symptom declared `on log(...)`: exactly what `attribc build` puts
-into the bundle's Hyperscan database (compiler/bundle_writer.cc, ir/bundle_format.cc). The
+into the bundle's Hyperscan database (compiler/bundle_writer.cc, ir/bundle_format.cc), where a
+pattern several symptoms share is one expression; --expect counts them all, the files hold each once. The
 regex is the text between the slashes, unchanged (as the compiler stores it).
 
 Writes into OUTDIR:
@@ -342,6 +343,11 @@ def main():
     if args.expect is not None and len(found) != args.expect:
         print("patterns: found %d log patterns, attribc build reports %d" % (len(found), args.expect), file=sys.stderr)
         return 1
+    total = len(found)
+    # A pattern several symptoms share is one expression in attrib's database (ir/bundle_format.h):
+    # every tool gets it once.
+    seen = set()
+    found = [p for p in found if (p[1], p[2]) not in seen and not seen.add((p[1], p[2]))]
     os.makedirs(args.outdir, exist_ok=True)
 
     ere, rust, py = [], [], []
@@ -391,11 +397,11 @@ def main():
     write("patterns.rg", rust)
     with open(os.path.join(args.outdir, "patterns.json"), "w", encoding="utf-8") as f:
         json.dump(py, f, indent=0)
-    summary = {"patterns": len(found), "grep": len(ere), "rg": len(rust), "python": len(py), "skipped": skipped}
+    summary = {"patterns": total, "distinct": len(found), "grep": len(ere), "rg": len(rust), "python": len(py), "skipped": skipped}
     with open(os.path.join(args.outdir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
-    print("patterns: %d log patterns; grep -E takes %d (%d skipped), rg %d (%d skipped), python re %d (%d skipped)"
-          % (len(found), len(ere), len(skipped["grep"]), len(rust), len(skipped["rg"]), len(py),
+    print("patterns: %d log patterns, %d distinct; grep -E takes %d (%d skipped), rg %d (%d skipped), python re %d (%d skipped)"
+          % (total, len(found), len(ere), len(skipped["grep"]), len(rust), len(skipped["rg"]), len(py),
              len(skipped["python"])))
     for tool, items in skipped.items():
         for s in items:

@@ -56,17 +56,18 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
   BundleResult result;
   ir::Program program = lower(compilation, options);
 
-  // The symptoms' patterns in their scan forms (compiler/scan_form.h), then the channel markers
+  // The symptoms' distinct patterns in their scan forms (compiler/scan_form.h; a pattern several
+  // symptoms share is one expression), then the channel markers
   // (ir/log_channels.h) and the telling words (ir/telling_words.h), so one pass over the bytes
   // finds them all.
-  std::vector<PatternRef> table = logPatternTable(program);
+  std::vector<std::vector<PatternRef>> table = logExpressionTable(program);
   const auto& markers = ir::markerExpressions();
   std::string database;
   {
     std::vector<std::string> forms;
     std::vector<unsigned> flags, ids;
     for (size_t i = 0; i < table.size(); ++i) {
-      const ir::Pattern& p = program.symptoms[table[i].symptom].patterns[table[i].pattern];
+      const ir::Pattern& p = program.symptoms[table[i][0].symptom].patterns[table[i][0].pattern];
       forms.push_back(scanForm(p.regex).expression);
       flags.push_back(scanFlags(p.flags));
       ids.push_back(static_cast<unsigned>(i));
@@ -91,7 +92,7 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
                          HS_MODE_BLOCK, nullptr, &db, &error) != HS_SUCCESS) {
       int index = error ? error->expression : -1;
       std::string where = index >= 0 && static_cast<size_t>(index) < table.size()
-                              ? fmt::format(" (symptom {})", program.symptoms[table[index].symptom].name)
+                              ? fmt::format(" (symptom {})", program.symptoms[table[index][0].symptom].name)
                               : index >= 0 ? " (a channel marker or telling word)" : "";
       result.error = fmt::format("Hyperscan cannot compile the log patterns{}: {}", where,
                                  error && error->message ? error->message : "unknown error");
@@ -134,7 +135,8 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
   result.bytes = std::move(out);
   result.digest = digestString(digest);
   result.symptoms = program.symptoms.size();
-  result.patterns = table.size();
+  for (const auto& uses : table) result.patterns += uses.size();
+  result.expressions = table.size();
   result.rules = program.rules.size();
   result.outcomes = program.outcomes.size();
   return result;

@@ -16,6 +16,7 @@ struct BundleResult {
   std::string error;   // one line, when !ok
   std::string digest;  // "sha256:..." of the rule sources
   size_t symptoms = 0, patterns = 0, rules = 0, outcomes = 0;
+  size_t expressions = 0;  // distinct patterns: the Hyperscan database's expressions
 };
 
 // The compilation must have been checked without errors.

@@ -311,8 +311,9 @@ void Checker::checkMessage(const ast::SymptomDecl& s, const Scope& scope) {
 }
 
 void Checker::warnShadowedCaptures(const ast::Regex& re) {
-  static const std::vector<std::string> builtins = {"time",   "symptom", "family",    "source", "text",  "value",
-                                                    "metric", "state",   "exit_code", "signal", "reason"};
+  static const std::vector<std::string> builtins = {"time",   "symptom", "family", "severity",  "blame",
+                                                    "role",   "source",  "text",   "value",     "metric",
+                                                    "state",  "exit_code", "signal", "reason"};
   for (const auto& c : re.captures) {
     if (contains(builtins, c)) {
       sink_.report(DiagKind::ShadowedCapture, re.patternRange,

@@ -117,7 +117,9 @@ std::vector<std::pair<std::string, Type>> ExprChecker::fieldsOf(const std::vecto
       {"time", Type::of(TypeKind::Time)},      {"node", Type::of(TypeKind::String)},
       {"rank", Type::of(TypeKind::Int)},       {"gpu", Type::of(TypeKind::String)},
       {"symptom", Type::of(TypeKind::String)}, {"family", Type::of(TypeKind::String)},
-      {"source", Type::of(TypeKind::String)},  {"text", Type::of(TypeKind::String)}};
+      {"severity", Type::of(TypeKind::String)}, {"blame", Type::of(TypeKind::String)},
+      {"role", Type::of(TypeKind::String)},    {"source", Type::of(TypeKind::String)},
+      {"text", Type::of(TypeKind::String)}};
   bool metric = false, scheduler = false;
   for (const auto& q : symptoms) {
     auto it = index_.symptoms.find(q);

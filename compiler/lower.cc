@@ -481,7 +481,8 @@ class Lowerer {
         agg.sameKey = true;
         ir::fieldFromName(arg.sameKey->text, &agg.field);
       }
-      if (fn == "distinct") ir::fieldFromName(e.args[1].value->field, &agg.field);
+      // distinct counts a field's values, or a capture's (named in `name`).
+      if (fn == "distinct" && !ir::fieldFromName(e.args[1].value->field, &agg.counted)) agg.name = e.args[1].value->field;
       Frame inner = frame;
       if (arg.alias) inner.aliases.emplace_back(arg.alias->text, agg.slot);
       else inner.implicitSlot = agg.slot;

@@ -17,10 +17,13 @@
 //                          hs_serialize_database bytes
 //   checksum        32 bytes SHA-256 of everything before it
 //
-// Pattern ids in the log database are positions in the flattened list of (symptom, pattern)
-// pairs of log symptoms, in symptom-id order (logPatternTable()), then the channel markers
-// (ir::markerExpressions(), in order) from the pattern count on. Format 3 added the symptoms'
-// descriptions to the program, format 4 the markers.
+// Pattern ids in the log database are positions in logExpressionTable() (the distinct
+// (regex, flags) of the log symptoms' patterns, each with the (symptom, pattern) pairs that use
+// it), then the channel markers (ir::markerExpressions(), in order) from the pattern count on,
+// then the telling words (ir::tellingWords(), in order).
+// Format 3 added the symptoms' descriptions to the program, format 4 the markers, format 5 the
+// instance fields severity, blame and role (ir::Field codes from Source on moved) and one
+// expression per distinct pattern.
 #pragma once
 
 #include <cstdint>
@@ -33,14 +36,18 @@
 namespace attrib {
 
 inline constexpr std::string_view kBundleMagic = "ATTRBNDL";
-inline constexpr uint32_t kBundleFormatVersion = 4;
+inline constexpr uint32_t kBundleFormatVersion = 5;
 
 struct PatternRef {
   int32_t symptom;
   int32_t pattern;
 };
 
-// The (symptom, pattern) pairs of every log symptom; the index of a pair is its Hyperscan id.
-std::vector<PatternRef> logPatternTable(const ir::Program& program);
+// The log database's expressions: every distinct (regex, flags) of the log symptoms' patterns, in
+// the order of first use (symptom id, then pattern), each with the (symptom, pattern) pairs that
+// use it, in that order. The index of an expression is its Hyperscan id. Symptoms that share a
+// pattern (the catalogue's Xids: one line form, told apart by the code) cost one expression in
+// Hyperscan and one match by PCRE2 per line, however many they are.
+std::vector<std::vector<PatternRef>> logExpressionTable(const ir::Program& program);
 
 }  // namespace attrib

@@ -155,6 +155,7 @@ void writeExpr(Writer& w, const Expr& e) {
   writeEnum(w, e.op);
   writeEnum(w, e.type);
   writeEnum(w, e.field);
+  writeEnum(w, e.counted);
   writeEnum(w, e.wfield);
   w.u8(static_cast<uint8_t>((e.negated ? 1 : 0) | (e.sameKey ? 2 : 0) | (e.hasWhere ? 4 : 0)));
   w.svarint(e.slot);
@@ -179,7 +180,8 @@ bool readExpr(Reader& r, Expr* e, int depth) {
   if (depth > kMaxExprDepth) return r.fail(fmt::format("expression nested too deeply at byte {}", r.position()));
   uint8_t flags;
   if (!readEnum(r, &e->op, Op::Percentile, "operator") || !readEnum(r, &e->type, Type::List, "type") ||
-      !readEnum(r, &e->field, Field::Reason, "field") || !readEnum(r, &e->wfield, WorkloadField::Nodes, "field") ||
+      !readEnum(r, &e->field, Field::Reason, "field") || !readEnum(r, &e->counted, Field::Reason, "field") ||
+      !readEnum(r, &e->wfield, WorkloadField::Nodes, "field") ||
       !r.u8(&flags) || !readInt32(r, &e->slot) || !readInt32(r, &e->set) || !readInt32(r, &e->regex) ||
       !r.svarint(&e->window) || !r.string(&e->name)) {
     return false;

@@ -21,8 +21,13 @@ bool fromName(const char* const (&names)[N], const std::string& name, E* out) {
 
 const char* const kStates[] = {"UNKNOWN", "COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL",
                                "OUT_OF_MEMORY", "PREEMPTED", "EVICTED", "BOOT_FAIL", "DEADLINE", "RUNNING"};
-const char* const kFields[] = {"time", "node", "rank", "gpu", "symptom", "family", "source", "text",
-                               "value", "metric", "state", "exit_code", "signal", "reason"};
+const char* const kFields[] = {"time",   "node", "rank",  "gpu",       "symptom", "family", "severity", "blame",
+                               "role",   "source", "text", "value",    "metric",  "state",  "exit_code", "signal",
+                               "reason"};
+static_assert(sizeof(kFields) / sizeof(kFields[0]) == static_cast<size_t>(Field::Reason) + 1, "every field has a name");
+const char* const kSeverities[] = {"info", "warning", "error", "critical"};
+const char* const kBlames[] = {"none", "workload", "rank", "node", "gpu"};
+const char* const kRoles[] = {"cause", "consequence", "context"};
 const char* const kWorkloadFields[] = {"id", "name", "scheduler", "user", "partition", "state", "exit_code",
                                        "signal", "start", "end", "ranks", "ranks_per_node", "duration", "reason",
                                        "nodes"};
@@ -44,6 +49,9 @@ const char* typeName(Type t) {
 }  // namespace
 
 const char* stateName(State s) { return kStates[static_cast<size_t>(s)]; }
+const char* severityName(Severity s) { return kSeverities[static_cast<size_t>(s)]; }
+const char* blameName(Blame b) { return kBlames[static_cast<size_t>(b)]; }
+const char* roleName(Role r) { return kRoles[static_cast<size_t>(r)]; }
 bool stateFromName(const std::string& name, State* out) { return fromName(kStates, name, out); }
 const char* fieldName(Field f) { return kFields[static_cast<size_t>(f)]; }
 bool fieldFromName(const std::string& name, Field* out) { return fromName(kFields, name, out); }
@@ -158,7 +166,7 @@ std::string dump(const Expr& e) {
     case Op::Same: out += fmt::format(" {}", fieldName(e.field)); break;
     case Op::Count: case Op::Exists: case Op::First: case Op::Last: case Op::Distinct:
       out += fmt::format(" set#{} slot{}", e.set, e.slot);
-      if (e.op == Op::Distinct) out += fmt::format(" .{}", fieldName(e.field));
+      if (e.op == Op::Distinct) out += e.name.empty() ? fmt::format(" .{}", fieldName(e.counted)) : fmt::format(" .{}", e.name);
       if (e.sameKey) out += fmt::format(" same-{}", fieldName(e.field));
       break;
     case Op::WindowAvg: case Op::WindowMin: case Op::WindowMax: case Op::WindowSum: case Op::WindowRate:

@@ -41,10 +41,15 @@ bool stateFromName(const std::string& name, State* out);
 enum class Severity : uint8_t { Info, Warning, Error, Critical };
 enum class Blame : uint8_t { None, Workload, Rank, Node, Gpu };
 enum class Role : uint8_t { Cause, Consequence, Context };
+// The words of the language ("critical", "gpu", "context", ...).
+const char* severityName(Severity s);
+const char* blameName(Blame b);
+const char* roleName(Role r);
 
-// Fields every instance has; captures are looked up by name.
+// Fields every instance has; captures are looked up by name. Symptom, Family, Severity, Blame and
+// Role are the instance's symptom's (its qualified name and properties, as words).
 enum class Field : uint8_t {
-  Time, Node, Rank, Gpu, Symptom, Family, Source, Text,  // every instance
+  Time, Node, Rank, Gpu, Symptom, Family, Severity, Blame, Role, Source, Text,  // every instance
   Value, Metric,                                          // metric instances
   State, ExitCode, Signal, Reason,                        // scheduler instances
 };
@@ -80,7 +85,7 @@ enum class Op : uint8_t {
   // filtered ones) for which operands[0] (the where-clause; absent = true) holds with the
   // instance in slot `slot`, and, when `sameKey` is set, whose key equals the reference
   // instance's (slot 0).
-  Count, Exists, First, Last, Distinct,  // Distinct counts distinct values of `field`
+  Count, Exists, First, Last, Distinct,  // Distinct counts distinct values of `counted` (of capture `name` if set)
   // Window aggregates over the current metric series: operands[0] evaluated at each sample of
   // the trailing window of `window` ns ending at the current sample.
   WindowAvg, WindowMin, WindowMax, WindowSum, WindowRate, WindowDelta,
@@ -115,7 +120,8 @@ struct Expr {
   std::vector<Expr> operands;
   Value constant;            // Const
   int32_t slot = -1;         // Slot; aggregates: the slot their instance is bound to
-  Field field = Field::Time; // FieldOf; Distinct: the field counted; Same/aggregates: the key
+  Field field = Field::Time; // FieldOf; Same/aggregates with sameKey: the key
+  Field counted = Field::Time;  // Distinct: the field whose distinct values it counts (unless `name`)
   WorkloadField wfield = WorkloadField::Id;
   std::string name;          // CaptureOf: capture name
   int32_t set = -1;          // IsSymptom, aggregates: index into Program::symptomSets

@@ -9,6 +9,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 
+#include <algorithm>
 #include <array>
 #include <fmt/format.h>
 #include <map>
@@ -193,19 +194,48 @@ class Codegen {
     return metric_;
   }
 
-  // {data, size} pairs of symptom names or families, by symptom id.
-  llvm::Value* nameTable(bool family) {
-    llvm::Value*& cached = family ? families_ : names_;
-    if (cached) return cached;
+  // The text a symptom field reads (the symptom's name, family, severity, blame or role) as a
+  // table of distinct {data, size} words and, by symptom id, a word's index: a byte per symptom
+  // for the few words of a property, where a pointer pair per symptom (and its relocation) would
+  // multiply the object code by the number of symptoms. Names are all distinct: their index is
+  // the symptom id and `indices` is null.
+  struct WordTable {
+    llvm::Value* words = nullptr;
+    llvm::Value* indices = nullptr;
+  };
+  WordTable nameTable(ir::Field f) {
+    auto it = nameTables_.find(f);
+    if (it != nameTables_.end()) return it->second;
+    auto text = [f](const ir::Symptom& s) -> std::string {
+      switch (f) {
+        case ir::Field::Family: return s.family;
+        case ir::Field::Severity: return ir::severityName(s.severity);
+        case ir::Field::Blame: return ir::blameName(s.blame);
+        case ir::Field::Role: return ir::roleName(s.role);
+        default: return s.name;
+      }
+    };
+    std::vector<std::string> words;
+    std::vector<uint8_t> indices;
+    for (const auto& s : program_.symptoms) {
+      std::string t = text(s);
+      if (f == ir::Field::Symptom) {
+        words.push_back(t);
+        continue;
+      }
+      auto at = std::find(words.begin(), words.end(), t);
+      if (at == words.end()) at = words.insert(words.end(), t);
+      indices.push_back(static_cast<uint8_t>(at - words.begin()));  // at most 19 families
+    }
     auto* pair = llvm::StructType::get(ctx_, {i8p_, i64_});
     std::vector<llvm::Constant*> items;
-    for (const auto& s : program_.symptoms) {
-      const std::string& text = family ? s.family : s.name;
-      items.push_back(llvm::ConstantStruct::get(pair, {stringData(text), b_.getInt64(text.size())}));
-    }
+    for (const auto& w : words) items.push_back(llvm::ConstantStruct::get(pair, {stringData(w), b_.getInt64(w.size())}));
     if (items.empty()) items.push_back(llvm::ConstantStruct::get(pair, {stringData(""), b_.getInt64(0)}));
-    return cached = global(llvm::ConstantArray::get(llvm::ArrayType::get(pair, items.size()), items),
-                           family ? "families" : "names");
+    WordTable t;
+    t.words = global(llvm::ConstantArray::get(llvm::ArrayType::get(pair, items.size()), items),
+                     std::string(ir::fieldName(f)) + "_words");
+    if (f != ir::Field::Symptom) t.indices = symptomTable(indices, std::string(ir::fieldName(f)) + "_index");
+    return nameTables_[f] = t;
   }
 
   llvm::FunctionCallee helper(const char* name, llvm::Type* result, std::vector<llvm::Type*> args) {
@@ -383,10 +413,13 @@ class Codegen {
         llvm::Value* isMetric = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, metricTable(), symptomId(s)));
         return real(load(f64_, s, layout_.value), any(instNull, b_.CreateICmpEQ(isMetric, b_.getInt8(0))));
       }
-      case F::Symptom: case F::Family: {
+      case F::Symptom: case F::Family: case F::Severity: case F::Blame: case F::Role: {
         auto* pair = llvm::StructType::get(ctx_, {i8p_, i64_});
-        llvm::Value* table = b_.CreateBitCast(nameTable(f == F::Family), pair->getPointerTo());
-        llvm::Value* at = b_.CreateInBoundsGEP(pair, table, symptomId(s));
+        WordTable words = nameTable(f);
+        llvm::Value* table = b_.CreateBitCast(words.words, pair->getPointerTo());
+        llvm::Value* index = symptomId(s);
+        if (words.indices) index = b_.CreateZExt(b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, words.indices, index)), i64_);
+        llvm::Value* at = b_.CreateInBoundsGEP(pair, table, index);
         llvm::Value* p = b_.CreateLoad(i8p_, b_.CreateStructGEP(pair, at, 0));
         llvm::Value* n = b_.CreateLoad(i64_, b_.CreateStructGEP(pair, at, 1));
         return string(p, n, instNull);
@@ -993,7 +1026,7 @@ class Codegen {
         b_.CreateStore(b_.CreateSelect(any(isNullPtr(cur), better), inst, cur), op == Op::First ? first : last);
       }
       if (op == Op::Distinct) {
-        CV v = field(inst, e.field);
+        CV v = e.name.empty() ? field(inst, e.counted) : capture(inst, e.name);
         auto* add = block("agg.distinct");
         b_.CreateCondBr(v.null, head, add);
         b_.SetInsertPoint(add);
@@ -1297,8 +1330,7 @@ class Codegen {
   llvm::PointerType* i8p_;
   llvm::Value* dummy_ = nullptr;
   llvm::Value* metric_ = nullptr;
-  llvm::Value* names_ = nullptr;
-  llvm::Value* families_ = nullptr;
+  std::map<ir::Field, WordTable> nameTables_;  // nameTable(), by field
   std::map<std::string, llvm::Constant*> strings_;
   std::map<int32_t, llvm::Value*> sets_;
   std::map<int32_t, llvm::Value*> idTables_;

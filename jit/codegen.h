@@ -39,13 +39,16 @@ std::string predicateSymbol(const PredicateRef& ref);
 // (see generateModule).
 void markPredicatesInlinable(llvm::Module& module);
 
-// Calls `visit(ref, expr, bindings)` for every clause the program has, in a fixed order.
-// `bindings` is the number of rule bindings the clause sees (0 outside rules).
+// Calls `visit(ref, expr, bindings)` for every clause the JIT compiles, in a fixed order.
+// `bindings` is the number of rule bindings the clause sees (0 outside rules). A log symptom's
+// `when` is not one: the scanner evaluates it with the interpreter on the few lines Hyperscan
+// matched (runtime/log_scanner.cc), so compiling it would only cost start-up time.
+inline bool compiledByJit(const ir::Symptom& s) { return s.hasWhen && s.stream != ir::StreamKind::Log; }
 template <typename Visit>
 void forEachPredicate(const ir::Program& program, Visit&& visit) {
   using K = PredicateRef::Kind;
   for (size_t s = 0; s < program.symptoms.size(); ++s) {
-    if (program.symptoms[s].hasWhen) visit(PredicateRef{K::SymptomWhen, int32_t(s), 0}, program.symptoms[s].when, 0);
+    if (compiledByJit(program.symptoms[s])) visit(PredicateRef{K::SymptomWhen, int32_t(s), 0}, program.symptoms[s].when, 0);
   }
   for (size_t f = 0; f < program.filters.size(); ++f) {
     const auto& statements = program.filters[f].statements;

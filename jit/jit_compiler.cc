@@ -34,7 +34,7 @@ namespace attrib::jit {
 namespace {
 
 // Bump when generated code changes meaning, so stale cache entries are never linked.
-constexpr const char* kCodegenVersion = "attrib-jit-6";
+constexpr const char* kCodegenVersion = "attrib-jit-7";
 
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }

@@ -596,9 +596,13 @@ class Run {
       }
     }
 
+    // An outcome without actions of its own recommends the root cause's (a generic outcome over
+    // many symptoms, each with its own remedy).
     for (size_t o : outcomes) {
       const ir::Outcome& out = program_.outcomes[o];
-      v.outcomes.push_back({out.name, out.family, out.title, out.actions, out.confidence});
+      const std::vector<std::string>& actions =
+          out.actions.empty() && root >= 0 ? program_.symptoms[instances_[root].symptom].actions : out.actions;
+      v.outcomes.push_back({out.name, out.family, out.title, actions, out.confidence});
     }
     // The same event is often logged twice (the kernel ring buffer and syslog both carry an
     // Xid): other instances of the root's symptom on its node within a few seconds are more

@@ -60,7 +60,7 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
   }
   bundle->digest = digestString(digest);
   if (!ir::decode(program, &bundle->program, error)) return nullptr;
-  bundle->logPatterns = logPatternTable(bundle->program);
+  bundle->logExpressions = logExpressionTable(bundle->program);
   for (uint64_t i = 0; i < databases; ++i) {
     uint8_t stream;
     uint64_t patterns, markers;
@@ -73,9 +73,9 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
       *error = fmt::format("corrupt bundle: unexpected database for stream {}", stream);
       return nullptr;
     }
-    if (patterns != bundle->logPatterns.size()) {
+    if (patterns != bundle->logExpressions.size()) {
       *error = fmt::format("corrupt bundle: the log database has {} patterns, the rules {}", patterns,
-                           bundle->logPatterns.size());
+                           bundle->logExpressions.size());
       return nullptr;
     }
     if (markers != ir::markerExpressions().size()) {

@@ -21,9 +21,10 @@ struct Bundle {
   std::string digest;            // "sha256:..." of the rule sources
   std::string attribcVersion;    // of the compiler that built it
   std::string hyperscanVersion;  // of the compiler that built it
-  std::vector<PatternRef> logPatterns;           // Hyperscan id -> (symptom, pattern); ids from
-                                                 // logPatterns.size() on are channel markers
-  std::shared_ptr<hs_database> logDatabase;      // the symptoms' patterns and the channel markers
+  std::vector<std::vector<PatternRef>> logExpressions;  // Hyperscan id -> the (symptom, pattern) pairs
+                                                        // using it; ids from logExpressions.size()
+                                                        // on are channel markers
+  std::shared_ptr<hs_database> logDatabase;  // the symptoms' patterns and the channel markers
 };
 
 // Whether `bytes` start like a bundle (to tell bundles from rule sources).

@@ -205,6 +205,9 @@ Value Interpreter::field(const Instance& inst, ir::Field f, const ir::Program& p
     case F::Gpu: return str(inst.gpu);
     case F::Symptom: return text(program.symptoms[inst.symptom].name);
     case F::Family: return text(program.symptoms[inst.symptom].family);
+    case F::Severity: return text(ir::severityName(program.symptoms[inst.symptom].severity));
+    case F::Blame: return text(ir::blameName(program.symptoms[inst.symptom].blame));
+    case F::Role: return text(ir::roleName(program.symptoms[inst.symptom].role));
     case F::Source: return str(inst.source);
     case F::Text: return text(inst.text);
     case F::Value:
@@ -375,7 +378,8 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
       if (!last || earlier(*last, inst)) last = &inst;
       if (e.op == Op::Exists) break;
       if (e.op == Op::Distinct) {
-        Value v = field(inst, e.field, program);
+        const std::string* c = e.name.empty() ? nullptr : inst.capture(e.name);
+        Value v = e.name.empty() ? field(inst, e.counted, program) : c ? text(*c) : null();
         if (v.type == Type::String) distinctStrings.emplace(v.s);
         else if (!v.isNull()) distinctInts.insert(v.i);
       }

@@ -245,7 +245,7 @@ class FileScan {
     hits_.clear();
     markers_.clear();
     telling_.clear();
-    const auto markerBase = static_cast<uint32_t>(bundle_.logPatterns.size());
+    const auto markerBase = static_cast<uint32_t>(bundle_.logExpressions.size());
     const auto tellingBase = markerBase + static_cast<uint32_t>(ir::markerExpressions().size());
     MatchState state{&chunk, markerBase, tellingBase, &hits_, &markers_, &telling_};
     hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()), 0,
@@ -388,66 +388,85 @@ class FileScan {
         if (LineChannel c = channelOf(record[k]); c.claimed) channel = c;
       }
       const ir::ChannelMask readers = evidence::readersOf(channel);
+      // The (symptom, pattern) pairs of the expressions Hyperscan reported on this line, in
+      // symptom order. The pairs of one expression share its PCRE2 program (many symptoms may use
+      // one line form: the catalogue's Xids), so it runs once per expression and line, and its
+      // instance is made once; each symptom's `when` then decides on it.
+      uses_.clear();
+      for (; h < hits_.size() && hits_[h].line == lineIndex; ++h) {
+        for (const PatternRef& ref : bundle_.logExpressions[hits_[h].pattern]) {
+          if ((reads_[static_cast<size_t>(ref.symptom)] & readers) == 0) continue;
+          if (symptomsOfRecord[r].count(ref.symptom)) continue;  // one instance per symptom and record
+          uses_.push_back({ref.symptom, ref.pattern, hits_[h].pattern});
+        }
+      }
+      std::sort(uses_.begin(), uses_.end());
+      probes_.clear();
       bool haveText = false, haveTime = false;
       Instance timed;
-      for (; h < hits_.size() && hits_[h].line == lineIndex; ++h) {
-        const PatternRef& ref = bundle_.logPatterns[hits_[h].pattern];
-        if ((reads_[static_cast<size_t>(ref.symptom)] & readers) == 0) continue;
-        if (symptomsOfRecord[r].count(ref.symptom)) continue;  // one instance per symptom and record
-        if (!haveText) {
-          recordText(lines, record, &messages, &raw);
-          haveText = true;
+      for (const Use& use : uses_) {
+        // The first of a symptom's patterns that matches and whose `when` holds gives its instance.
+        if (symptomsOfRecord[r].count(use.symptom)) continue;
+        auto probe = std::find_if(probes_.begin(), probes_.end(),
+                                  [&](const Probe& p) { return p.expression == use.expression; });
+        if (probe == probes_.end()) {
+          if (!haveText) {
+            recordText(lines, record, &messages, &raw);
+            haveText = true;
+          }
+          probe = probes_.insert(probes_.end(), Probe{use.expression, false, false, {}});
+          Instance& inst = probe->pending.inst;
+          // PCRE2 confirms the pattern on the record's messages and extracts the named captures;
+          // a record it gave up on (catastrophic backtracking) is said in the report, never a
+          // silent non-match.
+          probe->matched = regexes_.pattern(use.symptom, use.pattern).match(messages, &inst.captures, &probe->limited);
+          if (probe->matched) {
+            if (!haveTime) {
+              timeOf(lines, record, &timed);
+              haveTime = true;
+            }
+            const LinePrefix& p = lines.prefix(head);
+            const LogLine* given = lines_ ? (*lines_)[head] : nullptr;
+            inst.time = timed.time;
+            inst.timeKnown = timed.timeKnown;
+            inst.timeUnknown = timed.timeUnknown;
+            inst.monotonic = timed.monotonic;
+            if (given && given->time) {
+              inst.time = *given->time;
+              inst.timeKnown = true;
+              inst.timeUnknown = false;
+            }
+            inst.source = ir::channelName(channel.channel);
+            inst.text = raw;
+            identify(p, given, &probe->pending);
+            applyCaptureFields(&probe->pending);
+            if (given) {
+              inst.where = given->where;
+            } else {
+              inst.where.connector = "files";
+              // An archive's entry is named in it, as the intake's reports name it.
+              inst.where.location = file_.entry.empty() ? file_.path : file_.path + "!/" + file_.entry;
+              inst.where.offset = chunk.offset + chunk.lineStarts[head];
+              inst.where.line = chunk.firstLine + head + 1;
+            }
+          }
         }
-        Pending pending;
-        Instance& inst = pending.inst;
-        // PCRE2 confirms the pattern on the record's messages and extracts the named captures;
-        // a record it gave up on (catastrophic backtracking) is said in the report, never a
-        // silent non-match.
-        bool limited = false;
-        if (!regexes_.pattern(ref.symptom, ref.pattern).match(messages, &inst.captures, &limited)) {
-          if (limited) ++regexLimited_[ref.symptom];
+        if (!probe->matched) {
+          if (probe->limited) ++regexLimited_[use.symptom];
           continue;
         }
-        symptomsOfRecord[r].insert(ref.symptom);
-        if (!haveTime) {
-          timeOf(lines, record, &timed);
-          haveTime = true;
-        }
-        const LinePrefix& p = lines.prefix(head);
-        const LogLine* given = lines_ ? (*lines_)[head] : nullptr;
-        inst.symptom = ref.symptom;
-        inst.time = timed.time;
-        inst.timeKnown = timed.timeKnown;
-        inst.timeUnknown = timed.timeUnknown;
-        inst.monotonic = timed.monotonic;
-        if (given && given->time) {
-          inst.time = *given->time;
-          inst.timeKnown = true;
-          inst.timeUnknown = false;
-        }
-        inst.source = ir::channelName(channel.channel);
-        inst.text = raw;
-        identify(p, given, &pending);
-        applyCaptureFields(&pending);
-        if (given) {
-          inst.where = given->where;
-        } else {
-          inst.where.connector = "files";
-          // An archive's entry is named in it, as the intake's reports name it.
-          inst.where.location = file_.entry.empty() ? file_.path : file_.path + "!/" + file_.entry;
-          inst.where.offset = chunk.offset + chunk.lineStarts[head];
-          inst.where.line = chunk.firstLine + head + 1;
-        }
-        const ir::Symptom& symptom = program.symptoms[static_cast<size_t>(ref.symptom)];
+        probe->pending.inst.symptom = use.symptom;
+        const ir::Symptom& symptom = program.symptoms[static_cast<size_t>(use.symptom)];
         if (symptom.hasWhen) {
           EvalContext ctx;
           ctx.program = &program;
           ctx.regexes = &regexes_;
           ctx.workload = &workload_;
-          ctx.slots[0] = &inst;
+          ctx.slots[0] = &probe->pending.inst;
           if (!interpreter_.test(symptom.when, ctx)) continue;
         }
-        pending_.push_back(std::move(pending));
+        symptomsOfRecord[r].insert(use.symptom);
+        pending_.push_back(probe->pending);
       }
     }
   }
@@ -608,6 +627,19 @@ class FileScan {
   FileIdentities identities_;
   std::vector<Pending> pending_;
   Interpreter interpreter_;
+  // extract()'s per-line scratch, kept to reuse its memory.
+  struct Use {
+    int32_t symptom, pattern;
+    uint32_t expression;  // Hyperscan id
+    bool operator<(const Use& o) const { return symptom != o.symptom ? symptom < o.symptom : pattern < o.pattern; }
+  };
+  struct Probe {
+    uint32_t expression;
+    bool matched, limited;
+    Pending pending;  // the instance the expression's match gives, whichever symptom it is for
+  };
+  std::vector<Use> uses_;
+  std::vector<Probe> probes_;
 };
 
 // A kernel line read through syslog carries both clocks ("Nov 29 10:42:00 host kernel:

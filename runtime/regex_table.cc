@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -84,11 +85,17 @@ bool RegexTable::build(const ir::Program& program, std::string* error) {
     expressions_.push_back(std::move(re));
   }
   patterns_.resize(program.symptoms.size());
+  std::map<std::pair<std::string, std::string>, const Regex*> compiled;  // (regex, flags) -> program
   for (size_t s = 0; s < program.symptoms.size(); ++s) {
     for (const auto& p : program.symptoms[s].patterns) {
-      auto re = Regex::compile(p, error, /*lines=*/true);
-      if (!re) return false;
-      patterns_[s].push_back(std::move(re));
+      const Regex*& re = compiled[{p.regex, p.flags}];
+      if (!re) {
+        auto fresh = Regex::compile(p, error, /*lines=*/true);
+        if (!fresh) return false;
+        re = fresh.get();
+        distinct_.push_back(std::move(fresh));
+      }
+      patterns_[s].push_back(re);
     }
   }
   return true;

@@ -42,7 +42,8 @@ class Regex {
   std::vector<std::pair<uint32_t, std::string>> names_;  // group number, name
 };
 
-// Every regex of a program, indexed like Program::regexes, and per (symptom, pattern).
+// Every regex of a program, indexed like Program::regexes, and per (symptom, pattern). Patterns
+// that are the same (regex and flags) share one compiled program: many symptoms may use one.
 class RegexTable {
  public:
   bool build(const ir::Program& program, std::string* error);
@@ -51,7 +52,8 @@ class RegexTable {
 
  private:
   std::vector<std::unique_ptr<Regex>> expressions_;
-  std::vector<std::vector<std::unique_ptr<Regex>>> patterns_;
+  std::vector<std::unique_ptr<Regex>> distinct_;       // the compiled symptom patterns
+  std::vector<std::vector<const Regex*>> patterns_;   // into distinct_
 };
 
 // Lines on which PCRE2 gave up, by symptom index.

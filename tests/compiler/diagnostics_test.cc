@@ -165,7 +165,7 @@ std::vector<Case> cases() {
        {"a.attr:2:8: error: an outcome condition must be a bool, but this is an int [A301]"}},
       {K::UnknownField, {{"a.attr", "outcome o {\n  when root.nodee == \"n1\"\n  family unknown\n}\n"}},
        {"a.attr:2:13: error: the root cause has no field 'nodee'; did you mean 'node'? [A302]",
-        "note: its fields are: time, node, rank, gpu, symptom, family, source, text"}},
+        "note: its fields are: time, node, rank, gpu, symptom, family, severity, blame, role, source, text"}},
       {K::UnknownFunction, {{"a.attr", kSym + "outcome o {\n  when cout(s) > 1\n  family unknown\n}\n"}},
        {"a.attr:3:8: error: unknown function 'cout'; did you mean 'count'? [A303]"}},
       {K::ArgumentMismatch, {{"a.attr", "outcome o {\n  when int(\"1\", 2) > 1\n  family unknown\n}\n"}},

@@ -58,8 +58,9 @@ Checked checkClean(const std::string& text) {
 std::vector<std::string> repositoryRuleFiles() {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
-  for (const char* dir : {"stdlib-rules", "examples", "tests"}) {
-    fs::path root = fs::path(ATTRIB_SOURCE_DIR) / dir;
+  const fs::path source(ATTRIB_SOURCE_DIR);
+  for (const fs::path& root : {source / "stdlib-rules", fs::path(ATTRIB_STDLIB_GENERATED_DIR), source / "examples",
+                               source / "tests"}) {
     if (!fs::exists(root)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       if (entry.path().extension() == ".attr" && entry.path().string().find("/diagnostics/") == std::string::npos) {

@@ -33,7 +33,8 @@ inline Checked check(const std::string& text) { return check({{"t.attr", text}})
 // Parses and checks one file that must be clean; fails the current test otherwise.
 Checked checkClean(const std::string& text);
 
-// Every .attr file in the repository (stdlib-rules/, examples/, tests/).
+// Every .attr file in the repository (stdlib-rules/, examples/, tests/) and the stdlib's generated
+// ones (ATTRIB_STDLIB_GENERATED_DIR).
 std::vector<std::string> repositoryRuleFiles();
 
 }  // namespace attrib::testing

@@ -177,6 +177,11 @@ ir::Program skeleton() {
     ir::Symptom out;
     out.name = s.name;
     out.family = s.family;
+    // Every severity, blame and role occurs, so the fields that read them see different words.
+    size_t i = p.symptoms.size();
+    out.severity = static_cast<ir::Severity>(i % 4);
+    out.blame = static_cast<ir::Blame>(i % 5);
+    out.role = static_cast<ir::Role>(i % 3);
     out.stream = s.stream;
     out.metric = s.metric;
     if (s.stream == ir::StreamKind::Log) out.patterns.push_back({"(?<code>\\d+)", "", {"code"}});
@@ -659,8 +664,8 @@ class ExprGen {
     if (r < 30) return constant(Type::String);
     if (r < 60) {
       return field(slotRef(s),
-                   pick({Field::Node, Field::Gpu, Field::Symptom, Field::Family, Field::Source, Field::Text,
-                         Field::Metric, Field::Reason}),
+                   pick({Field::Node, Field::Gpu, Field::Symptom, Field::Family, Field::Severity, Field::Blame,
+                         Field::Role, Field::Source, Field::Text, Field::Metric, Field::Reason}),
                    Type::String);
     }
     if (r < 85) return capture(slotRef(s));
@@ -818,10 +823,11 @@ class ExprGen {
       e.sameKey = true;
       e.field = pick({Field::Node, Field::Rank, Field::Gpu});
     }
-    // Lowering stores distinct's field over the same-key field: both read e.field.
+    // Distinct counts `counted` (or a capture), independently of the same-key field.
     if (op == Op::Distinct) {
-      e.field = pick({Field::Node, Field::Rank, Field::Gpu, Field::Source, Field::Time, Field::Value, Field::State,
-                      Field::Symptom, Field::Family, Field::Text, Field::ExitCode, Field::Metric});
+      e.counted = pick({Field::Node, Field::Rank, Field::Gpu, Field::Source, Field::Time, Field::Value, Field::State,
+                      Field::Symptom, Field::Family, Field::Role, Field::Text, Field::ExitCode, Field::Metric});
+      if (rng_.chance(0.25)) e.name = "code";  // distinct values of a capture
     }
     Scope inner = s;
     inner.slots.push_back(e.slot);

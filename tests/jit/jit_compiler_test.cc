@@ -24,14 +24,14 @@ namespace fs = std::filesystem;
 using testing::evidenceOf;
 using testing::workloadDirs;
 
-// Each path is a layer on the ones before it (the stdlib first).
-std::shared_ptr<const runtime::Bundle> bundleOf(const std::vector<std::string>& paths) {
+// Each element is a layer (its paths) on the ones before it (the stdlib first).
+std::shared_ptr<const runtime::Bundle> bundleOf(const std::vector<std::vector<std::string>>& layers) {
   DiagnosticSink sink;
   Compilation compilation(sink);
   std::string error;
-  for (const auto& p : paths) {
-    compilation.beginLayer(p);
-    EXPECT_TRUE(compilation.addPath(p, &error)) << error;
+  for (const auto& layer : layers) {
+    compilation.beginLayer(layer.front());
+    for (const auto& p : layer) EXPECT_TRUE(compilation.addPath(p, &error)) << error;
   }
   compilation.check();
   EXPECT_EQ(sink.errorCount(), 0u);
@@ -43,7 +43,7 @@ std::shared_ptr<const runtime::Bundle> bundleOf(const std::vector<std::string>& 
 }
 
 const std::shared_ptr<const runtime::Bundle>& stdlib() {
-  static auto bundle = bundleOf({std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules"});
+  static auto bundle = bundleOf({testing::stdlibPaths()});
   return bundle;
 }
 
@@ -144,7 +144,7 @@ TEST_F(JitCache, ColdStartWritesOneEntryAndWarmStartLinksItWithoutCompiling) {
 TEST_F(JitCache, ADifferentProgramGetsItsOwnEntry) {
   std::string error;
   ASSERT_TRUE(compilePredicates(stdlib()->program, options(), nullptr, &error)) << error;
-  auto site = bundleOf({std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", std::string(ATTRIB_SOURCE_DIR) + "/examples/site-rules"});
+  auto site = bundleOf({testing::stdlibPaths(), {std::string(ATTRIB_SOURCE_DIR) + "/examples/site-rules"}});
   JitReport report;
   ASSERT_TRUE(compilePredicates(site->program, options(), &report, &error)) << error;
   EXPECT_FALSE(report.cacheHit) << "the site rules change the program, so the key";

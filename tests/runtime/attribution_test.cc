@@ -236,6 +236,136 @@ outcome timed_out { when time_limit family scheduler-timeout action increase_tim
   EXPECT_EQ(v.actions, (std::vector<std::string>{"drain_node", "restart", "increase_time_limit"}));
 }
 
+// The description the verdict gives a symptom ("-" when the verdict does not name it).
+std::string describedAs(const runtime::Verdict& v, const std::string& symptom) {
+  for (const auto& [name, info] : v.symptoms)
+    if (name == symptom) return info.description;
+  return "-";
+}
+
+// A symptom's severity, blame and role are fields of its instances: one rule can tell the causes
+// of a package from its context symptoms without listing them.
+TEST(Attribution, SeverityBlameAndRoleAreFieldsOfEveryInstance) {
+  // The fault's action, set by the second half of the test.
+  const std::string rules = R"(
+package hw
+symptom fault "hardware fault" {
+  on log
+  match /fault code (?<code>[0-9]+)/
+  description "What a fault means and what to do."
+  family accelerator-gpu severity critical blame gpu @ACTION@
+}
+symptom app "application fault" { on log match /app fault/ family user-code severity warning blame workload }
+symptom note "a note" { on log match /note/ family accelerator-gpu severity info blame gpu }
+symptom timeout { on log match /collective timeout/ family communication role consequence }
+rule causes_explain_timeouts {
+  when hw.* as r, timeout as t
+  where r.role == "cause" and r.blame in ["gpu", "node"] and r.severity != "info" and t.time > r.time
+  then explain t by r
+}
+outcome any_fault { when root.family == "accelerator-gpu" family accelerator-gpu confidence 0.5 }
+outcome app_fault { when root is app family user-code action fix_code confidence 0.5 }
+)";
+  auto withFaultAction = [&](const std::string& action) {
+    std::string text = rules;
+    return testing::engineFor(text.replace(text.find("@ACTION@"), 8, action));
+  };
+  auto engine = withFaultAction("");
+  ASSERT_TRUE(engine);
+  auto explained = [&](const std::string& first) {
+    auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", first),
+                                line("n2", "applog", "2026-01-01T10:05:00Z", "collective timeout")});
+    return std::pair(v, v.downstream.size() == 1 ? v.downstream[0].explainedBy : std::string("-"));
+  };
+  auto [fault, byFault] = explained("fault code 7");
+  EXPECT_EQ(byFault, "hw.fault@n1");
+  ASSERT_TRUE(fault.root);
+  EXPECT_EQ(describedAs(fault, "hw.fault"), "What a fault means and what to do.");
+  // any_fault has no action of its own: the recommendation is the root symptom's (none here).
+  ASSERT_EQ(fault.outcomes.size(), 1u);
+  EXPECT_EQ(fault.outcomes[0].name, "hw.any_fault");
+  EXPECT_TRUE(fault.actions.empty());
+  EXPECT_EQ(explained("app fault").second, "-");  // blamed on the workload
+  EXPECT_EQ(explained("note").second, "-");       // info, and context by default
+  auto app = explained("app fault").first;
+  ASSERT_TRUE(app.root);
+  EXPECT_EQ(describedAs(app, "hw.app"), "");
+  EXPECT_EQ(app.actions, std::vector<std::string>{"fix_code"});
+
+  // With an action on the root symptom, a generic outcome recommends it; the JSON verdict's
+  // symptoms show the description, and null for a symptom without one.
+  auto withAction = withFaultAction("action reset_gpu, investigate");
+  ASSERT_TRUE(withAction);
+  auto v = diagnose(*withAction, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault code 7")});
+  EXPECT_EQ(v.actions, (std::vector<std::string>{"reset_gpu", "investigate"}));
+  EXPECT_NE(runtime::toJson(v).find("\"description\": \"What a fault means and what to do.\""), std::string::npos);
+  EXPECT_NE(runtime::toJson(app).find("\"description\": null"), std::string::npos);
+}
+
+// distinct(S, CAPTURE) counts the capture's distinct values (it once counted distinct times), and
+// distinct(S on same KEY, FIELD) keeps the key and the counted field apart (both were one field).
+TEST(Attribution, DistinctCountsACapturesValuesAndKeepsItsKeyApart) {
+  auto engine = testing::engineFor(R"(
+symptom fault "fault" { on log match /fault pid=(?<pid>[0-9]+)/ family unknown severity error blame node }
+outcome two_processes { when distinct(fault, pid) == 2 family unknown action investigate confidence 0.5 }
+)");
+  ASSERT_TRUE(engine);
+  auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault pid=7"),
+                              line("n1", "syslog", "2026-01-01T10:00:01Z", "fault pid=7"),
+                              line("n1", "syslog", "2026-01-01T10:00:02Z", "fault pid=9")});
+  ASSERT_EQ(v.outcomes.size(), 1u);
+  auto same = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault pid=7"),
+                                 line("n1", "syslog", "2026-01-01T10:00:01Z", "fault pid=7")});
+  EXPECT_TRUE(same.outcomes.empty());
+
+  auto keyed = testing::engineFor(R"(
+symptom fault "fault" { on log match /fault gpu=(?<gpu>[a-z]+)/ family unknown severity error blame node }
+outcome two_gpus_here { when distinct(fault on same node, gpu) == 2 family unknown action investigate confidence 0.5 }
+)");
+  ASSERT_TRUE(keyed);
+  auto k = diagnose(*keyed, {line("n1", "syslog", "2026-01-01T10:00:00Z", "fault gpu=a"),
+                             line("n1", "syslog", "2026-01-01T10:00:01Z", "fault gpu=b"),
+                             line("n2", "syslog", "2026-01-01T10:00:02Z", "fault gpu=c")});
+  ASSERT_EQ(k.outcomes.size(), 1u);  // the root's node n1 has two GPUs at fault (the job three)
+}
+
+// Symptoms may share a pattern: the bundle holds it once (one Hyperscan expression, one PCRE2
+// program) and each symptom's `when` tells its lines apart. A symptom with several patterns gives
+// one instance per line: the first pattern whose match its `when` keeps.
+TEST(Attribution, SymptomsSharingAPatternAreToldApartByTheirWhen) {
+  const char* rules = R"(
+symptom code7 "code 7" { on log match /event code=(?<code>[0-9]+)/ when int(code) == 7 family unknown severity error blame node }
+symptom code9 "code 9" { on log match /event code=(?<code>[0-9]+)/ when int(code) == 9 family unknown severity warning blame node }
+symptom other "any other code" {
+  on log
+  match /event code=(?<code>[0-9]+)/
+  match /old event (?<code>[0-9]+)/
+  when int(code) not in [7, 9]
+  family unknown severity info blame none
+}
+)";
+  std::string bytes;
+  auto engine = testing::engineFor(rules, &bytes);
+  ASSERT_TRUE(engine);
+  std::string error;
+  auto bundle = runtime::loadBundle(bytes, &error);
+  ASSERT_TRUE(bundle) << error;
+  ASSERT_EQ(bundle->logExpressions.size(), 2u);  // /event code=.../ once, /old event .../
+  EXPECT_EQ(bundle->logExpressions[0].size(), 3u);
+  auto v = diagnose(*engine, {line("n1", "syslog", "2026-01-01T10:00:00Z", "event code=7"),
+                              line("n1", "syslog", "2026-01-01T10:00:01Z", "event code=9"),
+                              line("n1", "syslog", "2026-01-01T10:00:02Z", "event code=12"),
+                              line("n1", "syslog", "2026-01-01T10:00:03Z", "old event 7 then event code=13"),
+                              line("n1", "syslog", "2026-01-01T10:00:04Z", "old event 12 then event code=7")});
+  EXPECT_EQ(countOf(v, "code7"), 2u);
+  EXPECT_EQ(countOf(v, "code9"), 1u);
+  // "old event 7 then event code=13": the first pattern (code=13) is kept, once. "old event 12
+  // then event code=7": the first pattern's code=7 fails the `when`, the second's code 12 holds.
+  EXPECT_EQ(countOf(v, "other"), 3u);
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->symptom, "code7");
+}
+
 evidence::MetricSample sample(const std::string& time, double value, const std::string& node = "n1") {
   evidence::MetricSample s;
   s.name = "gpu_temp";

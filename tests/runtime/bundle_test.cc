@@ -47,7 +47,7 @@ TEST(Bundle, RoundTripKeepsTheProgram) {
   ASSERT_TRUE(bundle) << error;
   EXPECT_EQ(bundle->program.symptoms.size(), 4u);
   EXPECT_EQ(bundle->program.rules.size(), 1u);
-  EXPECT_EQ(bundle->logPatterns.size(), 2u);
+  EXPECT_EQ(bundle->logExpressions.size(), 2u);
   EXPECT_TRUE(bundle->logDatabase);
   EXPECT_EQ(bundle->digest.substr(0, 7), "sha256:");
   EXPECT_EQ(bundle->program.metricNames(), std::vector<std::string>{"gpu_temp"});
@@ -109,7 +109,7 @@ TEST(Bundle, WrongMagicAndVersion) {
   std::string bytes = bundleBytes();
   bytes[8] = 9;
   EXPECT_FALSE(runtime::loadBundle(resealed(bytes), &error));
-  EXPECT_EQ(error, "bundle format version 9 is not supported (this attrib reads version 4); rebuild it with "
+  EXPECT_EQ(error, "bundle format version 9 is not supported (this attrib reads version 5); rebuild it with "
                    "'attribc build'");
 }
 

@@ -41,12 +41,16 @@ std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::
   return engineOf(c, sink, {"test", "1.0"}, bundleBytes);
 }
 
+std::vector<std::string> stdlibPaths() {
+  return {std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", ATTRIB_STDLIB_GENERATED_DIR};
+}
+
 std::shared_ptr<const runtime::Engine> stdlibEngine() {
   static std::shared_ptr<const runtime::Engine> engine = [] {
     DiagnosticSink sink;
     Compilation c(sink);
     std::string error;
-    EXPECT_TRUE(c.addPath(std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", &error)) << error;
+    for (const auto& path : stdlibPaths()) EXPECT_TRUE(c.addPath(path, &error)) << error;
     c.check();
     return engineOf(c, sink, {"stdlib", "test"}, nullptr);
   }();

@@ -14,8 +14,11 @@ namespace attrib::testing {
 // Compiles `rules` (one file) into a bundle and loads it; fails the test on any error.
 std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::string* bundleBytes = nullptr);
 
-// The stdlib (ATTRIB_SOURCE_DIR/stdlib-rules), compiled once per test binary; fails the test on
-// any error (and gives null).
+// The stdlib's sources: ATTRIB_SOURCE_DIR/stdlib-rules and the Xid/SXid symptoms generated from
+// its catalogues into the build tree (ATTRIB_STDLIB_GENERATED_DIR).
+std::vector<std::string> stdlibPaths();
+
+// The stdlib, compiled once per test binary; fails the test on any error (and gives null).
 std::shared_ptr<const runtime::Engine> stdlibEngine();
 
 // A log line at `time` (RFC 3339) on `node`/`source`.

@@ -600,7 +600,9 @@ def sxid_scenario(name, seed, n, form="kernel"):
                  "RuntimeError: CUDA error: uncorrectable NVLink error was detected during the execution")
     end = sc.remote_cascade(w, rank, 1)
     files = sc.finish(end, "FAILED", 1, "NonZeroExitCode")
-    return files, truth("gpu.nvlink.nvswitch_fault", "accelerator-fabric", "gpu.nvlink.sxid_fatal", [bad])
+    # Each code has its own symptom, generated from the Fabric Manager guide's tables (issue 21).
+    code = 24007 if form == "kernel" else 20034
+    return files, truth("gpu.nvlink.nvswitch_fault", "accelerator-fabric", "gpu.nvswitch.sxid%d" % code, [bad])
 
 
 def aer_scenario(name, seed, n, device="nic"):

@@ -270,8 +270,26 @@ TEST_F(AttribcCli, FmtToReadOnlyDirectoryFailsCleanly) {
   EXPECT_EQ(slurp(p), "symptom s { on log match /abcdef/ family unknown }\n");
 }
 
+// `attribc doc`: a reference that is a URL becomes a link, any other (a catalogue's version and
+// transcription) stays text, with table pipes escaped.
+TEST_F(AttribcCli, DocLinksUrlsAndKeepsOtherReferencesAsText) {
+  fs::path p = write("refs.attr", R"attr(package r
+symptom s "S" {
+  on log
+  match /s happened/
+  family unknown
+  ref "https://example.org/x", "Catalog r610 | via a transcription (https://example.org/y)"
+}
+)attr");
+  Outcome r = run({"doc", p.string()});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  EXPECT_NE(r.out.find("| [link](https://example.org/x) Catalog r610 \\| via a transcription (https://example.org/y) |"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(AttribcCli, StdlibRulesAreClean) {
-  Outcome r = run({"check", "-Werror", std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules"});
+  Outcome r = run({"check", "-Werror", std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", ATTRIB_STDLIB_GENERATED_DIR});
   EXPECT_EQ(r.exit, 0) << r.err;
 }
 
@@ -306,30 +324,30 @@ symptom boom "boom" {
 
 TEST_F(AttribcCli, ExplainPrintsPredicateIrAndLlvmIr) {
   const std::string stdlib = std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules";
-  Outcome ir = run({"explain", stdlib, "--ir", "hot_before_fall_off"});
+  Outcome ir = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--ir", "hot_before_fall_off"});
   ASSERT_EQ(ir.exit, 0) << ir.err;
   EXPECT_NE(ir.out.find("; rule gpu.dcgm.hot_before_fall_off (where, 2 bindings)"), std::string::npos) << ir.out;
   EXPECT_NE(ir.out.find("(same node:bool)"), std::string::npos) << ir.out;
-  Outcome llvm = run({"explain", stdlib, "--llvm", "gpu.dcgm.hot_before_fall_off"});
+  Outcome llvm = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--llvm", "gpu.dcgm.hot_before_fall_off"});
   ASSERT_EQ(llvm.exit, 0) << llvm.err;
   EXPECT_NE(llvm.out.find("O2-optimised LLVM IR"), std::string::npos);
   EXPECT_NE(llvm.out.find("define i32 @attrib_dispatch"), std::string::npos) << llvm.out.substr(0, 2000);
-  Outcome raw = run({"explain", stdlib, "--llvm", "hot_before_fall_off", "--unoptimised"});
+  Outcome raw = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--llvm", "hot_before_fall_off", "--unoptimised"});
   ASSERT_EQ(raw.exit, 0) << raw.err;
   EXPECT_NE(raw.out.find("generated LLVM IR"), std::string::npos);
   EXPECT_GT(raw.out.size(), llvm.out.size());
   // A filter has one clause per statement with a where; a symptom its when.
-  Outcome symptom = run({"explain", stdlib, "--ir", "gpu.dcgm.gpu_hot"});
+  Outcome symptom = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--ir", "gpu.dcgm.gpu_hot"});
   ASSERT_EQ(symptom.exit, 0) << symptom.err;
   EXPECT_NE(symptom.out.find("window-avg"), std::string::npos) << symptom.out;
 }
 
 TEST_F(AttribcCli, ExplainSaysWhatIsWrongWithTheName) {
   const std::string stdlib = std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules";
-  Outcome none = run({"explain", stdlib});
+  Outcome none = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR});
   EXPECT_EQ(none.exit, 2);
   EXPECT_NE(none.err.find("--ir NAME, --llvm NAME"), std::string::npos) << none.err;
-  Outcome unknown = run({"explain", stdlib, "--ir", "no_such_rule"});
+  Outcome unknown = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--ir", "no_such_rule"});
   EXPECT_EQ(unknown.exit, 2);
   EXPECT_NE(unknown.err.find("attribc: error: no rule, outcome, symptom or filter named 'no_such_rule'"),
             std::string::npos) << unknown.err;
@@ -360,6 +378,12 @@ symptom s "S" {
   Outcome qualified = run({"explain", dir_.string(), "--ir", "p.b.s"});
   EXPECT_EQ(qualified.exit, 0) << qualified.err;
   EXPECT_NE(qualified.out.find("2:int"), std::string::npos) << qualified.out;
+  // A log symptom's condition is interpreted while scanning: it has IR, but no LLVM IR.
+  Outcome llvm = run({"explain", dir_.string(), "--llvm", "p.b.s"});
+  EXPECT_EQ(llvm.exit, 2);
+  EXPECT_NE(llvm.err.find("symptom p.b.s (when) is a log symptom's condition: the interpreter evaluates it"),
+            std::string::npos)
+      << llvm.err;
   Outcome broken = run({"explain", write("broken.attr", "symptom {").string(), "--ir", "x"});
   EXPECT_EQ(broken.exit, 1);
   EXPECT_NE(broken.err.find("nothing was explained"), std::string::npos) << broken.err;

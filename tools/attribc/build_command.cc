@@ -43,9 +43,9 @@ int runBuild(const BuildOptions& options) {
     printError(fmt::format("cannot write '{}'", options.output));
     return kExitUsage;
   }
-  fmt::print(stderr, "attribc: wrote {} ({} bytes): {} symptoms, {} log patterns, {} rules, {} outcomes, {}\n",
-             options.output, bundle.bytes.size(), bundle.symptoms, bundle.patterns, bundle.rules, bundle.outcomes,
-             bundle.digest);
+  fmt::print(stderr, "attribc: wrote {} ({} bytes): {} symptoms, {} log patterns ({} distinct), {} rules, {} outcomes, {}\n",
+             options.output, bundle.bytes.size(), bundle.symptoms, bundle.patterns, bundle.expressions, bundle.rules,
+             bundle.outcomes, bundle.digest);
   return kExitOk;
 }
 

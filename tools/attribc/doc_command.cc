@@ -11,36 +11,6 @@
 namespace attrib::tools {
 namespace {
 
-const char* severityName(ir::Severity s) {
-  switch (s) {
-    case ir::Severity::Info: return "info";
-    case ir::Severity::Warning: return "warning";
-    case ir::Severity::Error: return "error";
-    case ir::Severity::Critical: return "critical";
-  }
-  return "";
-}
-
-const char* blameName(ir::Blame b) {
-  switch (b) {
-    case ir::Blame::None: return "none";
-    case ir::Blame::Workload: return "workload";
-    case ir::Blame::Rank: return "rank";
-    case ir::Blame::Node: return "node";
-    case ir::Blame::Gpu: return "gpu";
-  }
-  return "";
-}
-
-const char* roleName(ir::Role r) {
-  switch (r) {
-    case ir::Role::Cause: return "cause";
-    case ir::Role::Consequence: return "consequence";
-    case ir::Role::Context: return "context";
-  }
-  return "";
-}
-
 // Table cells: no pipes or newlines.
 std::string cell(std::string s) {
   std::string out;
@@ -109,9 +79,13 @@ std::string renderRuleCatalogue(const ir::Program& program, const std::string& t
       out += "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
       for (const auto* s : symptoms[pkg]) {
         std::string refs;
-        for (const auto& r : s->refs) refs += (refs.empty() ? "" : " ") + fmt::format("[link]({})", r);
+        // A URL is a link; any other reference (a document, a catalogue version) is text.
+        for (const auto& r : s->refs) {
+          bool url = r.rfind("https://", 0) == 0 || r.rfind("http://", 0) == 0;
+          refs += (refs.empty() ? "" : " ") + (url && r.find(' ') == std::string::npos ? fmt::format("[link]({})", r) : cell(r));
+        }
         out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", shortName(s->name), cell(s->title),
-                           s->family, roleName(s->role), severityName(s->severity), blameName(s->blame),
+                           s->family, ir::roleName(s->role), ir::severityName(s->severity), ir::blameName(s->blame),
                            cell(evidence(*s)), list(s->actions), refs);
       }
     }

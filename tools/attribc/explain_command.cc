@@ -18,6 +18,7 @@ struct Clause {
   std::string what;  // "rule gpu.dcgm.hot_before_fall_off (where)"
   jit::PredicateRef ref;
   const ir::Expr* expr;
+  bool interpreted = false;  // a log symptom's when: the JIT compiles no code for it
 };
 
 bool nameMatches(const std::string& qualified, const std::string& name) {
@@ -33,6 +34,12 @@ std::vector<Clause> clausesNamed(const ir::Program& program, const std::string& 
   auto note = [&](const std::string& d) {
     if (declarations->empty() || declarations->back() != d) declarations->push_back(d);
   };
+  for (size_t i = 0; i < program.symptoms.size(); ++i) {
+    const ir::Symptom& s = program.symptoms[i];
+    if (!s.hasWhen || jit::compiledByJit(s) || !nameMatches(s.name, name)) continue;
+    note("symptom " + s.name);
+    out.push_back({fmt::format("symptom {} (when)", s.name), {K::SymptomWhen, int32_t(i), 0}, &s.when, true});
+  }
   jit::forEachPredicate(program, [&](const jit::PredicateRef& ref, const ir::Expr& e, int32_t bindings) {
     std::string kind, qualified, clause;
     switch (ref.kind) {
@@ -86,6 +93,12 @@ int runExplain(const ExplainOptions& options) {
       if (!llvm) {
         fmt::print("; {}\n{}\n", c.what, ir::dump(*c.expr));
         continue;
+      }
+      if (c.interpreted) {
+        printError(fmt::format("{} is a log symptom's condition: the interpreter evaluates it on the lines "
+                               "Hyperscan matched, and the JIT compiles no code for it (use --ir)",
+                               c.what));
+        return kExitUsage;
       }
       std::string text, error;
       if (!jit::predicateLlvmIr(program, c.ref, !options.unoptimised, &text, &error)) {
