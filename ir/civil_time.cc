@@ -1,5 +1,7 @@
 #include "ir/civil_time.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -86,6 +88,10 @@ std::optional<int64_t> parseRfc3339(const std::string& text) {
       seconds += text[i] == '+' ? -offset : offset;
     }
   }
+  // Nanoseconds since the epoch fit int64 only between 1677 and 2262: a later or earlier time
+  // is no time (the request parsing fuzzer found the overflow).
+  constexpr int64_t kMaxSeconds = INT64_MAX / 1'000'000'000LL - 1;
+  if (seconds > kMaxSeconds || seconds < -kMaxSeconds) return std::nullopt;
   return seconds * 1'000'000'000LL + nanos;
 }
 
