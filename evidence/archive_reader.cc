@@ -6,20 +6,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ir/ascii.h"
+
 namespace attrib::evidence {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-bool endsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 struct archive* newReader() {
   struct archive* a = archive_read_new();
@@ -116,9 +106,9 @@ long ArchiveReader::read(void* dst, size_t capacity) {
 }
 
 bool hasArchiveName(std::string_view name) {
-  const std::string n = lower(name);
+  const std::string n = ir::asciiLower(name);
   for (const char* suffix : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar.zst", ".zip"}) {
-    if (endsWith(n, suffix)) return true;
+    if (n.ends_with(suffix)) return true;
   }
   return false;
 }

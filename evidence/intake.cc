@@ -18,24 +18,13 @@
 #include "evidence/log_reader.h"
 #include "evidence/metrics_jsonl.h"
 #include "evidence/workload_json.h"
+#include "ir/ascii.h"
 
 namespace attrib::evidence {
 namespace {
 
 namespace fs = std::filesystem;
 using Status = ConnectorReport::Status;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-bool endsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string baseName(std::string_view rel) {
   size_t slash = rel.find_last_of('/');
@@ -47,12 +36,12 @@ std::string errnoText(int err) { return std::generic_category().message(err); }
 // Files that are not logs, by name: pictures, documents, model weights and tensors, compiled code,
 // databases, binary journals, and JSON documents (metrics are .jsonl).
 bool notALogByName(std::string_view name) {
-  const std::string n = lower(name);
+  const std::string n = ir::asciiLower(name);
   for (const char* suffix : {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".ico", ".pdf", ".pt", ".pth", ".bin",
                              ".safetensors", ".ckpt", ".npy", ".npz", ".h5", ".hdf5", ".onnx", ".pb", ".so", ".o",
                              ".a", ".whl", ".pyc", ".parquet", ".arrow", ".db", ".sqlite", ".sqlite3", ".journal",
                              ".json", ".md", ".html", ".css", ".js", ".attrb"}) {
-    if (endsWith(n, suffix)) return true;
+    if (n.ends_with(suffix)) return true;
   }
   return n.find("tfevents") != std::string::npos;
 }
@@ -199,7 +188,7 @@ std::string nodeNamedIn(std::string_view head) {
 
 bool interestingWhole(std::string_view rel) {
   std::string base = baseName(rel);
-  return base == "workload.json" || base == "hostname" || (endsWith(rel, ".jsonl") && rel.find("metrics/") != std::string_view::npos);
+  return base == "workload.json" || base == "hostname" || (rel.ends_with(".jsonl") && rel.find("metrics/") != std::string_view::npos);
 }
 
 }  // namespace
@@ -482,7 +471,7 @@ struct Intake::State {
           continue;
         }
         if (inner.rfind("metrics/", 0) == 0) {
-          if (!endsWith(inner, ".jsonl") || inner.find('/', 8) != std::string::npos) {
+          if (!inner.ends_with(".jsonl") || inner.find('/', 8) != std::string::npos) {
             skip(c, &notLogs);
             continue;
           }

@@ -3,18 +3,10 @@
 #include <algorithm>
 #include <string>
 
+#include "ir/ascii.h"
+
 namespace attrib::evidence {
 namespace {
-
-bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -27,7 +19,7 @@ LineChannel classifyLine(const LinePrefix& prefix, std::string_view line, ir::Ch
     switch (m.form) {
       case ir::MarkerForm::Program: holds = !prefix.program.empty() && prefix.program == m.text; break;
       case ir::MarkerForm::Prefix: holds = prefix.kernelTimestamp; break;
-      case ir::MarkerForm::Starts: holds = startsWith(unindented, m.text); break;
+      case ir::MarkerForm::Starts: holds = unindented.starts_with(m.text); break;
       case ir::MarkerForm::Contains: holds = message.find(m.text) != std::string_view::npos; break;
     }
     if (holds) return {m.channel, true};
@@ -36,7 +28,7 @@ LineChannel classifyLine(const LinePrefix& prefix, std::string_view line, ir::Ch
 }
 
 ir::Channel channelHint(std::string_view name) {
-  std::string base = lower(name.substr(name.find_last_of('/') == std::string_view::npos ? 0 : name.find_last_of('/') + 1));
+  std::string base = ir::asciiLower(name.substr(name.find_last_of('/') == std::string_view::npos ? 0 : name.find_last_of('/') + 1));
   // Compression suffixes and rotation numbers ("syslog.2.gz", "messages-20261129").
   for (bool changed = true; changed;) {
     changed = false;
@@ -60,7 +52,7 @@ ir::Channel channelHint(std::string_view name) {
   if (stem == "applog" || stem == "container") return ir::Channel::Application;
   if (stem == "k8s_events") return ir::Channel::Orchestrator;
   auto has = [&](const char* word) { return base.find(word) != std::string::npos; };
-  auto starts = [&](const char* word) { return startsWith(base, word); };
+  auto starts = [&](const char* word) { return base.starts_with(word); };
   if (starts("dmesg") || starts("kern.log") || starts("kernel")) return ir::Channel::Kernel;
   if (starts("syslog") || starts("messages") || starts("journal") || starts("daemon.log")) return ir::Channel::System;
   if (starts("slurmd") || starts("slurmctld") || starts("slurmdbd") || starts("sacct")) return ir::Channel::Scheduler;

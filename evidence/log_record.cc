@@ -8,8 +8,6 @@ namespace {
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isHex(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 std::string_view messageOf(RecordLines& lines, size_t i) {
   std::string_view line = lines.line(i);
   return line.substr(std::min(lines.prefix(i).length, line.size()));
@@ -20,13 +18,13 @@ bool isBlankMessage(std::string_view m) {
 }
 
 bool indented(std::string_view m) {
-  return !isBlankMessage(m) && (startsWith(m, "  ") || startsWith(m, "\t"));
+  return !isBlankMessage(m) && (m.starts_with("  ") || m.starts_with("\t"));
 }
 
 // "frame #3: ...", "#3  0x00007f... in foo ()", " 3 0x0000000000043090 killpg()  ???:0".
 bool stackFrame(std::string_view m) {
   size_t p = 0;
-  if (startsWith(m, "frame #")) {
+  if (m.starts_with("frame #")) {
     p = 7;
     size_t start = p;
     while (p < m.size() && isDigit(m[p])) ++p;
@@ -38,10 +36,10 @@ bool stackFrame(std::string_view m) {
     while (p < m.size() && isDigit(m[p])) ++p;
     return p > start && p < m.size() && m[p] == ' ';
   }
-  if (startsWith(m, " ")) p = 1;
+  if (m.starts_with(" ")) p = 1;
   size_t start = p;
   while (p < m.size() && isDigit(m[p])) ++p;
-  if (p == start || !startsWith(m.substr(p), " 0x")) return false;
+  if (p == start || !m.substr(p).starts_with(" 0x")) return false;
   p += 3;
   size_t hex = p;
   while (p < m.size() && isHex(m[p])) ++p;
@@ -49,15 +47,15 @@ bool stackFrame(std::string_view m) {
 }
 
 bool chainLine(std::string_view m) {
-  return startsWith(m, "During handling of the above exception, another exception occurred:") ||
-         startsWith(m, "The above exception was the direct cause of the following exception:");
+  return m.starts_with("During handling of the above exception, another exception occurred:") ||
+         m.starts_with("The above exception was the direct cause of the following exception:");
 }
 
-bool tracebackHead(std::string_view m) { return startsWith(m, "Traceback (most recent call last):"); }
+bool tracebackHead(std::string_view m) { return m.starts_with("Traceback (most recent call last):"); }
 
 // A line that continues whatever came before it in its stream, by its own form.
 bool continuationForm(std::string_view m) {
-  return indented(m) || stackFrame(m) || startsWith(m, "Exception raised from ") || chainLine(m);
+  return indented(m) || stackFrame(m) || m.starts_with("Exception raised from ") || chainLine(m);
 }
 
 bool sameKernelRecord(const LinePrefix& previous, const LinePrefix& current) {

@@ -509,19 +509,6 @@ class Run {
 
   // ---- the verdict
 
-  EvidenceLine evidenceOf(const Instance& inst) const {
-    EvidenceLine e;
-    e.source = inst.source;
-    e.connector = inst.where.connector;
-    e.node = inst.node;
-    if (inst.timeKnown) e.time = inst.time;
-    e.line = inst.text;
-    e.location = inst.where.location;
-    e.offset = inst.where.offset;
-    e.lineNumber = inst.where.line;
-    return e;
-  }
-
   SymptomFinding finding(const Instance& inst) const {
     const ir::Symptom& s = program_.symptoms[inst.symptom];
     SymptomFinding f;
@@ -534,7 +521,7 @@ class Run {
     f.time = inst.time;
     f.timeKnown = inst.timeKnown;
     f.timeUnknown = inst.timeUnknown;
-    f.evidence.push_back(evidenceOf(inst));
+    f.evidence.push_back(evidenceLineOf(inst));
     return f;
   }
 
@@ -618,7 +605,7 @@ class Run {
         if (inst.timeUnknown != r.timeUnknown) continue;
         if (!r.timeUnknown && (inst.time - r.time > kSameEvent || r.time - inst.time > kSameEvent)) continue;
         sameEvent.insert(i);
-        if (v.root->evidence.size() < 5) v.root->evidence.push_back(evidenceOf(inst));
+        if (v.root->evidence.size() < 5) v.root->evidence.push_back(evidenceLineOf(inst));
       }
     }
 
@@ -700,7 +687,7 @@ class Run {
         return std::make_tuple(!a.first, a.first.value_or(0), a.node) < std::make_tuple(!b.first, b.first.value_or(0), b.node);
       });
       if (d.earliestNodes.size() > DownstreamGroup::kEarliestNodes) d.earliestNodes.resize(DownstreamGroup::kEarliestNodes);
-      if (g.firstInstance) d.evidence.push_back(evidenceOf(*g.firstInstance));
+      if (g.firstInstance) d.evidence.push_back(evidenceLineOf(*g.firstInstance));
       v.downstream.push_back(std::move(d));
     }
     std::stable_sort(v.downstream.begin(), v.downstream.end(),

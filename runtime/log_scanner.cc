@@ -135,7 +135,9 @@ class FileScan {
            const Workload& workload, const LogFile& file, const LogScanOptions& options, hs_scratch_t* scratch,
            const std::vector<const LogLine*>* lines = nullptr)
       : bundle_(bundle), regexes_(regexes), reads_(reads), workload_(workload), file_(file), options_(options),
-        scratch_(scratch), lines_(lines) {
+        scratch_(scratch), lines_(lines),
+        // An archive's entry is named in it, as the intake's reports name it.
+        location_(file.entry.empty() ? file.path : file.path + "!/" + file.entry) {
     // Syslog dates have no year: the workload's start supplies it, or failing that the file's
     // modification time (when the job stopped writing it), or for bytes that have none (standard
     // input, a paste) the present: a log is read within a year of being written.
@@ -431,24 +433,12 @@ class FileScan {
             inst.timeKnown = timed.timeKnown;
             inst.timeUnknown = timed.timeUnknown;
             inst.monotonic = timed.monotonic;
-            if (given && given->time) {
-              inst.time = *given->time;
-              inst.timeKnown = true;
-              inst.timeUnknown = false;
-            }
+            takeGivenTime(given, &inst);
             inst.source = ir::channelName(channel.channel);
             inst.text = raw;
             identify(p, given, &probe->pending);
             applyCaptureFields(&probe->pending);
-            if (given) {
-              inst.where = given->where;
-            } else {
-              inst.where.connector = "files";
-              // An archive's entry is named in it, as the intake's reports name it.
-              inst.where.location = file_.entry.empty() ? file_.path : file_.path + "!/" + file_.entry;
-              inst.where.offset = chunk.offset + chunk.lineStarts[head];
-              inst.where.line = chunk.firstLine + head + 1;
-            }
+            placeAt(chunk, head, given, &inst);
           }
         }
         if (!probe->matched) {
@@ -494,26 +484,35 @@ class FileScan {
       Pending pending;
       Instance& inst = pending.inst;
       timeOf(lines, {lineIndex}, &inst);
-      if (given && given->time) {
-        inst.time = *given->time;
-        inst.timeKnown = true;
-        inst.timeUnknown = false;
-      }
+      takeGivenTime(given, &inst);
       inst.source = ir::channelName(channelOf(lineIndex).channel);
       inst.text = line.size() > options_.maxTextBytes ? std::string(line.substr(0, options_.maxTextBytes)) + "..."
                                                        : std::string(line);
       identify(p, given, &pending);
-      if (given) {
-        inst.where = given->where;
-      } else {
-        inst.where.connector = "files";
-        inst.where.location = file_.entry.empty() ? file_.path : file_.path + "!/" + file_.entry;
-        inst.where.offset = chunk.offset + chunk.lineStarts[lineIndex];
-        inst.where.line = chunk.firstLine + lineIndex + 1;
-      }
+      placeAt(chunk, lineIndex, given, &inst);
       tellingLines_.add({std::move(form), weight, inst, 1, {std::move(writer)}});
       tellingPending_.push_back(std::move(pending));
     }
+  }
+
+  // A delivered line's own time wins over what its prefix says.
+  static void takeGivenTime(const LogLine* given, Instance* inst) {
+    if (!given || !given->time) return;
+    inst->time = *given->time;
+    inst->timeKnown = true;
+    inst->timeUnknown = false;
+  }
+
+  // Where line `index` of `chunk` is: a delivered line's own place, else the file's.
+  void placeAt(const LogChunk& chunk, uint32_t index, const LogLine* given, Instance* inst) const {
+    if (given) {
+      inst->where = given->where;
+      return;
+    }
+    inst->where.connector = "files";
+    inst->where.location = location_;
+    inst->where.offset = chunk.offset + chunk.lineStarts[index];
+    inst->where.line = chunk.firstLine + index + 1;
   }
 
   // Node, rank and GPU from the line's prefix, the delivered line and the file; the rest is
@@ -613,6 +612,7 @@ class FileScan {
   const LogScanOptions& options_;
   hs_scratch_t* scratch_;
   const std::vector<const LogLine*>* lines_;  // in-memory lines, or null for a file
+  const std::string location_;                // how instances name the file
   PrefixOptions prefix_;
   ir::Channel hint_ = ir::Channel::Application;
   std::vector<Hit> hits_, markers_, telling_;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <tuple>
 
+#include "ir/ascii.h"
 #include "ir/telling_words.h"
 
 namespace attrib::runtime {
@@ -36,7 +37,6 @@ std::string messageForm(std::string_view message) {
 
 namespace {
 
-char asciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 bool wordByte(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Whether `phrase` (lower case) stands in `lowered` (a line in lower case) as whole words.
@@ -59,15 +59,10 @@ int tellingWeight(const std::vector<uint32_t>& words, std::string_view line) {
   }
   if (strongest <= 0) return 0;
   // Only lines a word matched get here: few, so one lowered copy each is cheap.
-  std::string lowered(line);
-  for (char& c : lowered) c = asciiLower(c);
+  const std::string lowered = ir::asciiLower(line);
   static const std::vector<std::string> phrases = [] {
     std::vector<std::string> out;
-    for (const auto& d : ir::tellingDemotions()) {
-      std::string p(d.phrase);
-      for (char& c : p) c = asciiLower(c);
-      out.push_back(std::move(p));
-    }
+    for (const auto& d : ir::tellingDemotions()) out.push_back(ir::asciiLower(d.phrase));
     return out;
   }();
   int weight = strongest;
@@ -132,14 +127,7 @@ std::vector<Candidate> TellingLines::best(size_t n) const {
   for (size_t i = 0; i < order.size() && i < n; ++i) {
     const TellingLine& l = *order[i];
     Candidate c;
-    c.evidence.source = l.first.source;
-    c.evidence.connector = l.first.where.connector;
-    c.evidence.node = l.first.node;
-    if (l.first.timeKnown) c.evidence.time = l.first.time;
-    c.evidence.line = l.first.text;
-    c.evidence.location = l.first.where.location;
-    c.evidence.offset = l.first.where.offset;
-    c.evidence.lineNumber = l.first.where.line;
+    c.evidence = evidenceLineOf(l.first);
     c.rank = l.first.rank;
     c.weight = l.weight;
     c.count = l.count;

@@ -20,6 +20,10 @@ struct EvidenceLine {
   uint64_t offset = 0, lineNumber = 0;
 };
 
+struct Instance;
+// The line of an instance as the verdict shows it (its time only when the evidence carried one).
+EvidenceLine evidenceLineOf(const Instance& inst);
+
 struct SymptomFinding {
   std::string symptom, title, family;
   std::string node, gpu;

@@ -118,10 +118,14 @@ TEST(VerdictJson, SymptomMeaningsAndDownstreamSpreadAreCarriedAndMayBeAbsent) {
     uint64_t counted = 0;
     for (size_t i = 0; i < d.earliestNodes.size(); ++i) {
       counted += d.earliestNodes[i].count;
-      if (i) EXPECT_LE(d.earliestNodes[i - 1].first, d.earliestNodes[i].first);
+      if (i) {
+        EXPECT_LE(d.earliestNodes[i - 1].first, d.earliestNodes[i].first);
+      }
     }
     EXPECT_LE(counted, d.count);
-    if (d.nodes <= DownstreamGroup::kEarliestNodes) EXPECT_EQ(counted, d.count) << d.symptom;
+    if (d.nodes <= DownstreamGroup::kEarliestNodes) {
+      EXPECT_EQ(counted, d.count) << d.symptom;
+    }
   }
 
   ordered_json old = ordered_json::parse(toJson(v));

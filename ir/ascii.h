@@ -1,0 +1,18 @@
+// ASCII case folding for the bytes that logs and file names are: no locale and no Unicode rules,
+// so a byte outside A-Z is left as it is and the result never depends on the machine.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace attrib::ir {
+
+inline char asciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+inline std::string asciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = asciiLower(c);
+  return out;
+}
+
+}  // namespace attrib::ir
