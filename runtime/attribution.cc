@@ -610,7 +610,10 @@ class Run {
     }
 
     // Nodes: blamed by the root and by other unexplained causes that blame a node or GPU, or
-    // marked bad by a rule; interesting: other unexplained causes, context symptoms, marks.
+    // marked bad by a rule; interesting: marked so by a rule, or holding an unexplained
+    // non-consequence of severity warning or above. Severity info never makes a node interesting,
+    // whatever its role: a link that came up or a periodic health line is on every node of a
+    // healthy fleet, so it would name them all and tell an operator nothing (docs/verdict.md).
     std::map<std::string, std::set<std::string>> bad, interesting;
     auto blamesNode = [&](const Instance& inst) {
       ir::Blame b = program_.symptoms[inst.symptom].blame;
@@ -624,7 +627,8 @@ class Run {
       if (inst.markedBad || (isCause(inst) && blamesNode(inst))) {
         bad[inst.node].insert(name);
       } else if (inst.markedInteresting ||
-                 (inst.explainedBy < 0 && role != ir::Role::Consequence && static_cast<int32_t>(i) != root)) {
+                 (inst.explainedBy < 0 && role != ir::Role::Consequence && static_cast<int32_t>(i) != root &&
+                  program_.symptoms[inst.symptom].severity != ir::Severity::Info)) {
         interesting[inst.node].insert(name);
       }
       if (isCause(inst) && static_cast<int32_t>(i) != root && !sameEvent.count(i) && v.otherCauses.size() < 20) {

@@ -206,6 +206,37 @@ rule look { when warn as w, fault as f where w.node != f.node then mark w as int
   EXPECT_TRUE(interesting.empty());
 }
 
+// Interest is for evidence that bears on the failure: an unexplained warning makes its node
+// interesting, whatever its role; an info line (a link that came up, a health report) never does,
+// even when it is on every node, unless a rule marks it.
+TEST(Attribution, InfoLinesNeverMakeANodeInteresting) {
+  auto engine = testing::engineFor(R"(
+symptom fault { on log match /hardware fault/ family host-hardware severity critical blame workload }
+symptom up { on log match /link up/ family network-fabric severity info blame node role context }
+symptom remap { on log match /remap pending/ family accelerator-gpu severity warning blame gpu role context }
+symptom health { on log match /health ok/ family unknown severity info blame node }
+symptom flagged { on log match /flagged by operator/ family unknown severity info blame node role context }
+rule look { when flagged as x, fault as f then mark x as interesting }
+)");
+  std::vector<evidence::LogLine> lines = {line("n0", "syslog", "2026-01-01T10:05:00Z", "hardware fault")};
+  for (int n = 1; n <= 8; ++n) {
+    lines.push_back(line("n" + std::to_string(n), "syslog", "2026-01-01T10:00:00Z", "link up"));
+    lines.push_back(line("n" + std::to_string(n), "syslog", "2026-01-01T10:00:01Z", "health ok"));
+  }
+  lines.push_back(line("n4", "syslog", "2026-01-01T10:01:00Z", "remap pending"));
+  lines.push_back(line("n6", "syslog", "2026-01-01T10:02:00Z", "flagged by operator"));
+  auto v = diagnose(*engine, lines);
+  ASSERT_TRUE(v.root);
+  EXPECT_EQ(v.root->symptom, "fault");
+  EXPECT_EQ(countOf(v, "up"), 8u);  // still counted and shown as symptoms
+  std::vector<std::string> interesting;
+  for (auto& n : v.interestingNodes) interesting.push_back(n.node);
+  EXPECT_EQ(interesting, (std::vector<std::string>{"n4", "n6"}));
+  ASSERT_EQ(v.interestingNodes.size(), 2u);
+  EXPECT_EQ(v.interestingNodes[0].symptoms, (std::vector<std::string>{"remap"}));
+  EXPECT_EQ(v.interestingNodes[1].symptoms, (std::vector<std::string>{"flagged"}));
+}
+
 TEST(Attribution, ExplanationsNeverFormACycle) {
   auto engine = testing::engineFor(R"(
 symptom a { on log match /event alpha/ family unknown }
