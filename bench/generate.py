@@ -223,8 +223,15 @@ DMESG_TEMPLATES = [
 ]
 
 
-def template_noise(sink, node, templates, target, tables):
-    """Syslog or dmesg noise until `target` bytes, timestamps spread from START to FAIL."""
+# A ConnectX port coming up, as the mlx5 driver's netdev_info prints it (mlx5e_update_carrier,
+# drivers/net/ethernet/mellanox/mlx5/core/en_main.c): the routine context line of a chatty fabric.
+LINK_UP_SYSLOG = "%(ts)s %(host)s kernel: %(mono)s mlx5_core 0000:%(bus)s:00.1 ib%(l)d: Link up\n"
+LINK_UP_DMESG = "%(mono)s mlx5_core 0000:%(bus)s:00.1 ib%(l)d: Link up\n"
+
+
+def template_noise(sink, node, templates, target, tables, link_up=None, link_up_share=0.0):
+    """Syslog or dmesg noise until `target` bytes, timestamps spread from START to FAIL. With
+    `link_up`, that share of the lines is that line instead of a template (same byte budget)."""
     T = tables
     span = FAIL_SEC - 1 - START_SEC
     order = list(range(len(templates)))
@@ -251,7 +258,10 @@ def template_noise(sink, node, templates, target, tables):
             fields["lid"] = 0x100 + k % 997
             fields["ms"] = k % 97
             fields["short"] = T.hex[k % 1039][:7]
-            sink.add(templates[order[(k * 5 + k // len(templates)) % len(templates)]] % fields)
+            if link_up and (k * 7919 % 1000) < link_up_share * 1000:
+                sink.add(link_up % fields)
+            else:
+                sink.add(templates[order[(k * 5 + k // len(templates)) % len(templates)]] % fields)
         n += 16
 
 
@@ -389,9 +399,14 @@ def main():
     ap.add_argument("--gzip", action="store_true", help="write <source>.log.gz (compresslevel 1)")
     ap.add_argument("--failure", choices=["xid79", "none"], default="xid79")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--link-up-share", type=float, default=0.0,
+                    help="share (0..1) of syslog and dmesg lines that are mlx5 'Link up' lines, "
+                         "for a high match density on the same byte budget (default 0)")
     args = ap.parse_args()
     if args.nodes < 1 or args.ranks_per_node < 1:
         ap.error("--nodes and --ranks-per-node must be positive")
+    if not 0.0 <= args.link_up_share <= 1.0:
+        ap.error("--link-up-share must be between 0 and 1")
     if os.path.exists(args.out) and os.listdir(args.out):
         ap.error("%s exists and is not empty" % args.out)
 
@@ -418,8 +433,10 @@ def main():
         nrng = random.Random(args.seed * 1000003 + i)
         last_step = applog_noise(sinks["applog"], node, base, rpn, nranks, per_node * SHARES["applog"],
                                  tables, node_pids[i])
-        template_noise(sinks["syslog"], node, SYSLOG_TEMPLATES, per_node * SHARES["syslog"], tables)
-        template_noise(sinks["dmesg"], node, DMESG_TEMPLATES, per_node * SHARES["dmesg"], tables)
+        template_noise(sinks["syslog"], node, SYSLOG_TEMPLATES, per_node * SHARES["syslog"], tables,
+                       LINK_UP_SYSLOG, args.link_up_share)
+        template_noise(sinks["dmesg"], node, DMESG_TEMPLATES, per_node * SHARES["dmesg"], tables,
+                       LINK_UP_DMESG, args.link_up_share)
         if args.failure == "xid79":
             if i == bad_index:
                 inject_kernel(sinks, node, bad_bus, node_pids[i][bad_local])

@@ -10,6 +10,7 @@
 
 #include "runtime/compiled_predicates.h"
 #include "runtime/interpreter.h"
+#include "runtime/join_plan.h"
 
 namespace attrib::runtime {
 namespace {
@@ -29,6 +30,12 @@ int blameRank(ir::Blame b) {
     case ir::Blame::None: return 0;
   }
   return 0;
+}
+
+int64_t saturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return r;
 }
 
 std::string keyOf(const Instance& inst, const std::string& key) {
@@ -394,10 +401,14 @@ class Run {
     const ir::Rule& rule = program_.rules[r];
     size_t n = rule.bindings.size();
     if (n == 0) return;
+    // The plan narrows what each binding visits (runtime/join_plan.h); without plans every
+    // combination is walked, the reference the plans are tested against.
+    JoinPlan plan = limits_.planJoins ? planJoin(program_, rule) : JoinPlan{};
     // Candidates per binding: live instances of its symptoms, in time order.
     std::vector<std::vector<int32_t>> candidates(n);
     for (size_t b = 0; b < n; ++b) {
-      for (int32_t s : program_.symptomSets[rule.bindings[b]]) {
+      const auto& symptoms = limits_.planJoins ? plan.bindings[b].symptoms : program_.symptomSets[rule.bindings[b]];
+      for (int32_t s : symptoms) {
         for (int32_t idx : index_.bySymptom[s]) candidates[b].push_back(idx);
       }
       std::sort(candidates[b].begin(), candidates[b].end(),
@@ -407,16 +418,36 @@ class Run {
     EvalContext ctx = context();
     ctx.bindings = static_cast<int32_t>(n);
     CompiledPredicate fn = compiled_ ? compiled_->ruleWhere[r] : CompiledPredicate{};
-    std::vector<size_t> pos(n, 0);
+    std::vector<size_t> pos(n, 0), end(n, 0);
     std::vector<int32_t> chosen(n, -1);
+    // Binding d's range of candidates for the bindings before it: a window's by binary search
+    // over the time-ordered list (an unknown time is in no window), else all of them.
+    auto enter = [&](size_t d) {
+      const std::vector<int32_t>& list = candidates[d];
+      pos[d] = 0;
+      end[d] = list.size();
+      if (!limits_.planJoins || !plan.bindings[d].window) return;
+      const TimeWindow& w = *plan.bindings[d].window;
+      const Instance& anchor = instances_[chosen[w.anchor]];
+      if (anchor.timeUnknown) {
+        end[d] = 0;
+        return;
+      }
+      int64_t lo = saturatingAdd(anchor.time, w.lo), hi = saturatingAdd(anchor.time, w.hi);
+      auto timeOf = [&](int32_t idx) { return instances_[idx].time; };
+      pos[d] = std::partition_point(list.begin(), list.end(), [&](int32_t idx) { return timeOf(idx) < lo; }) - list.begin();
+      end[d] = std::partition_point(list.begin() + pos[d], list.end(),
+                                    [&](int32_t idx) { return timeOf(idx) <= hi && !instances_[idx].timeUnknown; }) -
+               list.begin();
+    };
     uint64_t evaluations = 0;
     bool changed = false;
-    // Odometer over the product of candidate lists; bindings are distinct instances.
+    // Odometer over the product of candidate ranges; bindings are distinct instances.
     size_t depth = 0;
+    enter(0);
     while (true) {
-      if (pos[depth] >= candidates[depth].size()) {
+      if (pos[depth] >= end[depth]) {
         if (depth == 0) break;
-        pos[depth] = 0;
         --depth;
         ++pos[depth];
         continue;
@@ -431,6 +462,7 @@ class Run {
       ctx.slots[depth] = &instances_[idx];
       if (depth + 1 < n) {
         ++depth;
+        enter(depth);
         continue;
       }
       if (++evaluations > limits_.maxRuleEvaluations) {

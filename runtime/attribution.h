@@ -31,6 +31,9 @@ struct AttributionLimits {
   // Rule bindings are enumerated as a product; a rule stops after this many evaluations of
   // its where-clause (and the verdict says so) rather than run for hours.
   uint64_t maxRuleEvaluations = 50'000'000;
+  // Rules visit only the combinations their plans leave (runtime/join_plan.h). False walks every
+  // combination: the same verdicts, slower; the reference the plans are tested against.
+  bool planJoins = true;
 };
 
 class Attributor {

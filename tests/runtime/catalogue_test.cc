@@ -160,7 +160,9 @@ TEST(Catalogue, EveryXidRowGivesItsSymptomWithItsFamilyAndActions) {
       // warning or above still shows its node, an info one does not (docs/verdict.md).
       EXPECT_FALSE(v.root) << v.root->symptom;
       EXPECT_TRUE(v.badNodes.empty());
-      if (row.at("role") == "context") EXPECT_EQ(hasInterestingSymptom(v, name), row.at("severity") != "info");
+      if (row.at("role") == "context") {
+        EXPECT_EQ(hasInterestingSymptom(v, name), row.at("severity") != "info");
+      }
     }
   }
 }
