@@ -328,6 +328,16 @@ TEST_F(AttribcCli, ExplainPrintsPredicateIrAndLlvmIr) {
   ASSERT_EQ(ir.exit, 0) << ir.err;
   EXPECT_NE(ir.out.find("; rule gpu.dcgm.hot_before_fall_off (where, 2 bindings)"), std::string::npos) << ir.out;
   EXPECT_NE(ir.out.find("(same node:bool)"), std::string::npos) << ir.out;
+  // The plan: the fall-off binds every candidate, the hot GPU only those of its 30 minutes.
+  EXPECT_NE(ir.out.find("; plan: binding 1: 1 of 1 symptom\n"), std::string::npos) << ir.out;
+  EXPECT_NE(ir.out.find("; plan: binding 2: 1 of 1 symptom; time in [binding 1 time - 30m, binding 1 time] "
+                        "(binary search)\n"),
+            std::string::npos)
+      << ir.out;
+  // Wildcard bindings narrowed by `is`.
+  Outcome wide = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--ir", "link_failure_explains_transport_errors"});
+  ASSERT_EQ(wide.exit, 0) << wide.err;
+  EXPECT_NE(wide.out.find("(narrowed by `is`)"), std::string::npos) << wide.out;
   Outcome llvm = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--llvm", "gpu.dcgm.hot_before_fall_off"});
   ASSERT_EQ(llvm.exit, 0) << llvm.err;
   EXPECT_NE(llvm.out.find("O2-optimised LLVM IR"), std::string::npos);

@@ -1,6 +1,7 @@
 // attribc explain: what a rule's predicates become, for people tuning rules and for us when the
 // JIT and the interpreter disagree. `--ir NAME` prints the predicate IR (ir/ir.h), `--llvm NAME`
-// the LLVM IR the JIT runs (optimised at O2; --unoptimised for what the code generator emits).
+// the LLVM IR the JIT runs (optimised at O2; --unoptimised for what the code generator emits),
+// and for a rule its join plan: which symptoms and time window each binding visits.
 // NAME is a rule, outcome, symptom or filter, qualified or by its last component.
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include "compiler/lower.h"
 #include "jit/codegen.h"
 #include "jit/jit_compiler.h"
+#include "runtime/join_plan.h"
 #include "tools/attribc/commands.h"
 #include "tools/attribc/output.h"
 
@@ -92,6 +94,13 @@ int runExplain(const ExplainOptions& options) {
     for (const auto& c : clauses) {
       if (!llvm) {
         fmt::print("; {}\n{}\n", c.what, ir::dump(*c.expr));
+        if (c.ref.kind == jit::PredicateRef::Kind::RuleWhere) {
+          // How the runtime enumerates the rule's bindings (runtime/join_plan.h).
+          const ir::Rule& rule = program.rules[c.ref.index];
+          for (const auto& line : runtime::describePlan(program, rule, runtime::planJoin(program, rule))) {
+            fmt::print("; plan: {}\n", line);
+          }
+        }
         continue;
       }
       if (c.interpreted) {
