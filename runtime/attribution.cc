@@ -408,12 +408,18 @@ class Run {
     std::vector<std::vector<int32_t>> candidates(n);
     for (size_t b = 0; b < n; ++b) {
       const auto& symptoms = limits_.planJoins ? plan.bindings[b].symptoms : program_.symptomSets[rule.bindings[b]];
+      // Each symptom's list is put in time order (usually it is already: instances are sorted
+      // before indexing, derived ones come after) and merged with the others': linear in the
+      // candidates for the common case, where sorting 10^5 routine lines per rule was not.
+      auto inTime = [&](int32_t a, int32_t c) { return earlier(instances_[a], instances_[c]); };
+      std::vector<int32_t>& list = candidates[b];
       for (int32_t s : symptoms) {
-        for (int32_t idx : index_.bySymptom[s]) candidates[b].push_back(idx);
+        size_t mid = list.size();
+        list.insert(list.end(), index_.bySymptom[s].begin(), index_.bySymptom[s].end());
+        if (!std::is_sorted(list.begin() + mid, list.end(), inTime)) std::sort(list.begin() + mid, list.end(), inTime);
+        std::inplace_merge(list.begin(), list.begin() + mid, list.end(), inTime);
       }
-      std::sort(candidates[b].begin(), candidates[b].end(),
-                [&](int32_t a, int32_t c) { return earlier(instances_[a], instances_[c]); });
-      if (candidates[b].empty()) return;
+      if (list.empty()) return;
     }
     EvalContext ctx = context();
     ctx.bindings = static_cast<int32_t>(n);
