@@ -466,7 +466,7 @@ def main():
         json.dump(workload, f, indent=1)
         f.write("\n")
     expected = {"failure": args.failure, "bytes": total, "files": files, "nodes": args.nodes, "ranks": nranks,
-                "seed": args.seed}
+                "seed": args.seed, "link_up_share": args.link_up_share}
     if args.failure == "xid79":
         expected.update({"root": "gpu.xid.xid79", "node": nodes[bad_index], "rank": base_rank(bad_index, rpn, bad_local),
                          "outcome": "gpu.xid.gpu_lost", "watchdog_ranks": nranks - 1})
