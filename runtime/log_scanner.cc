@@ -285,16 +285,21 @@ class FileScan {
       LineChannel c = exact >= 0 ? LineChannel{expressions[static_cast<size_t>(exact)].channel, true}
                                  : evidence::classifyLine(lines.prefix(line), lines.line(line), hint_);
       if (!c.claimed) continue;
-      lineChannel_.emplace(line, c);
+      lineChannel_.emplace_back(line, c);
       ++channelLines_[static_cast<size_t>(c.channel)];
       ++claimed;
     }
     channelLines_[static_cast<size_t>(hint_)] += chunk.lineCount() - claimed;
+    auto byLine = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!std::is_sorted(lineChannel_.begin(), lineChannel_.end(), byLine)) {
+      std::stable_sort(lineChannel_.begin(), lineChannel_.end(), byLine);
+    }
   }
 
   LineChannel channelOf(uint32_t line) const {
-    auto it = lineChannel_.find(line);
-    return it != lineChannel_.end() ? it->second : LineChannel{hint_, false};
+    auto it = std::lower_bound(lineChannel_.begin(), lineChannel_.end(), line,
+                               [](const std::pair<uint32_t, LineChannel>& e, uint32_t l) { return e.first < l; });
+    return it != lineChannel_.end() && it->first == line ? it->second : LineChannel{hint_, false};
   }
 
   // The time of a record: its first line that carries one (a wall clock, or a kernel time
@@ -366,20 +371,30 @@ class FileScan {
     const ir::Program& program = bundle_.program;
     // The records already made in this chunk, by the lines they hold, so that several matched
     // lines of one record give one instance per symptom.
-    std::map<uint32_t, size_t> recordOfLine;
+    // (line, record) sorted by line: records come in line order, so inserts are at the end and
+    // a lookup is a binary search, without a node allocation per line as a std::map would make.
+    std::vector<std::pair<uint32_t, size_t>> recordOfLine;
+    auto recordOf = [&](uint32_t line) -> const size_t* {
+      auto it = std::lower_bound(recordOfLine.begin(), recordOfLine.end(), std::make_pair(line, size_t{0}));
+      return it != recordOfLine.end() && it->first == line ? &it->second : nullptr;
+    };
     std::vector<std::vector<uint32_t>> records;
     std::vector<std::set<int32_t>> symptomsOfRecord;
     std::string messages, raw;
     for (size_t h = 0; h < hits_.size();) {
       const uint32_t lineIndex = hits_[h].line;
       size_t r;
-      if (auto it = recordOfLine.find(lineIndex); it != recordOfLine.end()) {
-        r = it->second;
+      if (const size_t* known = recordOf(lineIndex)) {
+        r = *known;
       } else {
         r = records.size();
         records.push_back(evidence::recordAt(lines, lineIndex));
         symptomsOfRecord.emplace_back();
-        for (uint32_t k : records.back()) recordOfLine.emplace(k, r);
+        for (uint32_t k : records.back()) {
+          if (recordOf(k)) continue;  // a line already taken stays with its first record
+          auto at = std::upper_bound(recordOfLine.begin(), recordOfLine.end(), std::make_pair(k, SIZE_MAX));
+          recordOfLine.insert(at, {k, r});
+        }
       }
       const std::vector<uint32_t>& record = records[r];
       const uint32_t head = record.front();
@@ -619,7 +634,7 @@ class FileScan {
   TellingLines tellingLines_;
   std::vector<Pending> tellingPending_;  // the identities of tellingLines_'s first lines, in step
   RegexLimitHits regexLimited_;  // records PCRE2 gave up on, by symptom
-  std::map<uint32_t, LineChannel> lineChannel_;  // the claimed lines of the current chunk
+  std::vector<std::pair<uint32_t, LineChannel>> lineChannel_;  // the claimed lines of the current chunk, by line
   std::array<uint64_t, ir::kChannelCount> channelLines_{};
   std::optional<int64_t> lastTime_;
   uint64_t timesChecked_ = 0, timesFound_ = 0;  // records and lines whose time was looked for, and found
