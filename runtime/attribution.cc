@@ -765,10 +765,13 @@ class Run {
         v.confidenceNotes.push_back("the root cause's time was estimated from neighbouring lines");
       }
     }
-    noteWhatWasRead(v);
+    // A rule cut short may have missed an explanation, so the verdict rests on a partial search:
+    // once, however many rules stopped, like missing evidence.
+    if (!v.outcomes.empty() && !truncatedRules_.empty()) v.confidence *= 0.8;
     for (const auto& name : truncatedRules_) {
       v.confidenceNotes.push_back(fmt::format("rule {} stopped after {} evaluations", name, limits_.maxRuleEvaluations));
     }
+    noteWhatWasRead(v);
     return v;
   }
 

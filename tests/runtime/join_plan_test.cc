@@ -102,6 +102,11 @@ TEST(JoinPlan, DenseContextLinesDoNotReachTheCap) {
   };
   EXPECT_TRUE(capped(slow)) << "the pair walk meets the cap on these lines";
   EXPECT_FALSE(capped(fast));
+  // A search cut short lowers the confidence, once.
+  ASSERT_FALSE(slow.outcomes.empty());
+  ASSERT_FALSE(fast.outcomes.empty());
+  EXPECT_DOUBLE_EQ(slow.confidence, slow.outcomes[0].confidence * 0.8);
+  EXPECT_DOUBLE_EQ(fast.confidence, fast.outcomes[0].confidence);
   ASSERT_TRUE(fast.root);
   EXPECT_EQ(fast.root->symptom, "net.infiniband.link_down");
   EXPECT_EQ(countOf(fast, "net.infiniband.link_up"), 40'000u);
