@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "runtime/compiled_predicates.h"
 #include "runtime/interpreter.h"
@@ -36,6 +37,17 @@ int64_t saturatingAdd(int64_t a, int64_t b) {
   int64_t r;
   if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
   return r;
+}
+
+// An instance's value of a join key (node, rank or gpu) as the interpreter compares it; none
+// when the field is missing (then it equals nothing).
+std::optional<std::string> joinKey(const Instance& inst, ir::Field field) {
+  switch (field) {
+    case ir::Field::Node: return inst.node.empty() ? std::nullopt : std::optional<std::string>(inst.node);
+    case ir::Field::Gpu: return inst.gpu.empty() ? std::nullopt : std::optional<std::string>(inst.gpu);
+    case ir::Field::Rank: return inst.rank ? std::optional<std::string>(std::to_string(*inst.rank)) : std::nullopt;
+    default: return std::nullopt;
+  }
 }
 
 std::string keyOf(const Instance& inst, const std::string& key) {
@@ -424,12 +436,30 @@ class Run {
     EvalContext ctx = context();
     ctx.bindings = static_cast<int32_t>(n);
     CompiledPredicate fn = compiled_ ? compiled_->ruleWhere[r] : CompiledPredicate{};
+    // Bindings matched by key: their candidates hashed by it, each list still in time order.
+    std::vector<std::unordered_map<std::string, std::vector<int32_t>>> byKey(n);
+    for (size_t b = 0; b < n; ++b) {
+      if (!limits_.planJoins || !plan.bindings[b].key) continue;
+      for (int32_t idx : candidates[b]) {
+        if (auto k = joinKey(instances_[idx], plan.bindings[b].key->field)) byKey[b][*k].push_back(idx);
+      }
+    }
+    static const std::vector<int32_t> kNone;
+    std::vector<const std::vector<int32_t>*> view(n, nullptr);
     std::vector<size_t> pos(n, 0), end(n, 0);
     std::vector<int32_t> chosen(n, -1);
-    // Binding d's range of candidates for the bindings before it: a window's by binary search
-    // over the time-ordered list (an unknown time is in no window), else all of them.
+    // Binding d's range of candidates for the bindings before it: those of the anchor's key
+    // (a missing key matches nothing), then a window's by binary search over the time-ordered
+    // list (an unknown time is in no window); else all of them.
     auto enter = [&](size_t d) {
-      const std::vector<int32_t>& list = candidates[d];
+      view[d] = &candidates[d];
+      if (limits_.planJoins && plan.bindings[d].key) {
+        const KeyMatch& m = *plan.bindings[d].key;
+        auto k = joinKey(instances_[chosen[m.anchor]], m.field);
+        auto it = k ? byKey[d].find(*k) : byKey[d].end();
+        view[d] = it != byKey[d].end() ? &it->second : &kNone;
+      }
+      const std::vector<int32_t>& list = *view[d];
       pos[d] = 0;
       end[d] = list.size();
       if (!limits_.planJoins || !plan.bindings[d].window) return;
@@ -458,7 +488,7 @@ class Run {
         ++pos[depth];
         continue;
       }
-      int32_t idx = candidates[depth][pos[depth]];
+      int32_t idx = (*view[depth])[pos[depth]];
       bool reused = std::find(chosen.begin(), chosen.begin() + depth, idx) != chosen.begin() + depth;
       if (reused || instances_[idx].filtered) {
         ++pos[depth];

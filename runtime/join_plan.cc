@@ -77,6 +77,21 @@ std::optional<std::pair<int32_t, int64_t>> anchoredTime(const Expr& e) {
   return std::nullopt;
 }
 
+bool isKeyField(ir::Field f) { return f == ir::Field::Node || f == ir::Field::Rank || f == ir::Field::Gpu; }
+
+// `a.F == b.F` with F a key field: the field and the two slots.
+std::optional<std::pair<ir::Field, std::pair<int32_t, int32_t>>> keyEquality(const Expr& e) {
+  if (e.op != Op::Eq || e.operands.size() != 2) return std::nullopt;
+  const Expr& l = e.operands[0];
+  const Expr& r = e.operands[1];
+  auto slotOf = [](const Expr& f) {
+    return f.op == Op::FieldOf && f.operands.size() == 1 && f.operands[0].op == Op::Slot ? f.operands[0].slot : -1;
+  };
+  int32_t a = slotOf(l), b = slotOf(r);
+  if (a < 0 || b < 0 || a == b || l.field != r.field || !isKeyField(l.field)) return std::nullopt;
+  return std::make_pair(l.field, std::make_pair(std::min(a, b), std::max(a, b)));
+}
+
 std::string durationText(int64_t ns) {
   const char* sign = ns < 0 ? "- " : "+ ";
   uint64_t v = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -108,6 +123,18 @@ JoinPlan planJoin(const ir::Program& program, const ir::Rule& rule) {
       plan.bindings[b].narrowed |= syms.size() != before;
       continue;
     }
+    if (c->op == Op::Same && isKeyField(c->field)) {
+      // Every binding shares the key: each one after the first matches the first's.
+      for (int32_t b = 1; b < n; ++b) {
+        if (!plan.bindings[b].key) plan.bindings[b].key = KeyMatch{0, c->field};
+      }
+      continue;
+    }
+    if (auto eq = keyEquality(*c)) {
+      auto [anchor, b] = eq->second;
+      if (b < n && !plan.bindings[b].key) plan.bindings[b].key = KeyMatch{anchor, eq->first};
+      continue;
+    }
     if (c->op == Op::InInterval && c->operands.size() == 3) {
       int32_t b = timeOfSlot(c->operands[0]);
       auto lo = anchoredTime(c->operands[1]);
@@ -129,10 +156,11 @@ std::vector<std::string> describePlan(const ir::Program& program, const ir::Rule
     size_t all = program.symptomSets[rule.bindings[b]].size();
     std::string line = fmt::format("binding {}: {} of {} symptom{}", b + 1, p.symptoms.size(), all, all == 1 ? "" : "s");
     if (p.narrowed) line += " (narrowed by `is`)";
+    if (p.key) line += fmt::format("; {} of binding {} (hash)", ir::fieldName(p.key->field), p.key->anchor + 1);
     if (p.window) {
       line += fmt::format("; time in [binding {} time{}, binding {} time{}] (binary search)", p.window->anchor + 1,
                           durationText(p.window->lo), p.window->anchor + 1, durationText(p.window->hi));
-    } else if (b > 0) {
+    } else if (b > 0 && !p.key) {
       line += "; every candidate";
     }
     lines.push_back(std::move(line));

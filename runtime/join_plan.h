@@ -11,7 +11,10 @@
 //     narrows that binding's symptoms before any instance is gathered;
 //   - a conjunct `b.time in [a.time + lo, a.time + hi]` (a declared before b; lo and hi constant
 //     durations, `-` or `+`, or none) makes b visit only the candidates inside that window of
-//     the current a, found by binary search in its time-ordered list.
+//     the current a, found by binary search in its time-ordered list;
+//   - `same node|rank|gpu`, or `a.F == b.F` for one of those fields (a declared before b), makes
+//     b visit only the candidates whose key equals a's (a hash of b's candidates by key; a
+//     missing key equals nothing), and a window then searches within that key's list.
 //
 // Invariant: a plan only skips assignments for which one conjunct, hence C, cannot be true (`and`
 // is true only when both sides are true; a missing value is false). The full where-clause is
@@ -34,10 +37,17 @@ struct TimeWindow {
   int64_t lo = 0, hi = 0;  // nanoseconds
 };
 
+// `binding.field == anchor.field` (node, rank or gpu), anchor declared before binding.
+struct KeyMatch {
+  int32_t anchor = -1;
+  ir::Field field = ir::Field::Node;
+};
+
 struct BindingPlan {
   std::vector<int32_t> symptoms;  // sorted symptom ids this binding visits (its set, narrowed)
   bool narrowed = false;          // some of its set's symptoms were ruled out by a conjunct
   std::optional<TimeWindow> window;
+  std::optional<KeyMatch> key;
 };
 
 struct JoinPlan {
@@ -48,7 +58,7 @@ struct JoinPlan {
 JoinPlan planJoin(const ir::Program& program, const ir::Rule& rule);
 
 // One line per binding for people (`attribc explain`): what it visits and why, e.g.
-// "b: 3 of 12 symptoms; time within [a.time - 1m, a.time + 30m] (binary search)".
+// "binding 2: 3 of 9 symptoms; node of binding 1 (hash); time in [binding 1 time - 1m, ...]".
 std::vector<std::string> describePlan(const ir::Program& program, const ir::Rule& rule, const JoinPlan& plan);
 
 }  // namespace attrib::runtime

@@ -41,6 +41,7 @@ rule r1 {
 }
 rule r2 { when t.* as a, t.* as b where a.time in [b.time, b.time + 5s] then explain a by b }
 rule r3 { when t.* as a, t.* as b where (a is down or b is up) then explain a by b }
+rule r4 { when t.* as a, t.* as b, t.* as c where c.gpu == a.gpu and b.rank == c.rank then explain a by b }
 )");
   ASSERT_TRUE(engine);
   const ir::Program& program = engine->bundle().program;
@@ -57,8 +58,12 @@ rule r3 { when t.* as a, t.* as b where (a is down or b is up) then explain a by
   EXPECT_EQ(p1.bindings[1].window->hi, 1'800'000'000'000);
   EXPECT_EQ(runtime::describePlan(program, ruleNamed(*engine, "t.r1"), p1),
             (std::vector<std::string>{"binding 1: 1 of 3 symptoms (narrowed by `is`)",
-                                      "binding 2: 2 of 3 symptoms (narrowed by `is`); time in [binding 1 time - 1m, "
-                                      "binding 1 time + 30m] (binary search)"}));
+                                      "binding 2: 2 of 3 symptoms (narrowed by `is`); node of binding 1 (hash); time in "
+                                      "[binding 1 time - 1m, binding 1 time + 30m] (binary search)"}));
+  ASSERT_TRUE(p1.bindings[1].key);
+  EXPECT_EQ(p1.bindings[1].key->anchor, 0);
+  EXPECT_EQ(p1.bindings[1].key->field, ir::Field::Node);
+  EXPECT_FALSE(p1.bindings[0].key);
 
   // A window anchored on a later binding cannot be used by the walk (it binds in order).
   runtime::JoinPlan p2 = runtime::planJoin(program, ruleNamed(*engine, "t.r2"));
@@ -68,6 +73,14 @@ rule r3 { when t.* as a, t.* as b where (a is down or b is up) then explain a by
   runtime::JoinPlan p3 = runtime::planJoin(program, ruleNamed(*engine, "t.r3"));
   EXPECT_EQ(p3.bindings[0].symptoms.size(), 3u);
   EXPECT_EQ(p3.bindings[1].symptoms.size(), 3u);
+  EXPECT_FALSE(p3.bindings[1].key);
+  // Equalities on key fields, written either way round: the later binding is matched.
+  runtime::JoinPlan p4 = runtime::planJoin(program, ruleNamed(*engine, "t.r4"));
+  EXPECT_FALSE(p4.bindings[0].key);
+  EXPECT_FALSE(p4.bindings[1].key);
+  ASSERT_TRUE(p4.bindings[2].key);
+  EXPECT_EQ(p4.bindings[2].key->anchor, 0);  // the first equality names it
+  EXPECT_EQ(p4.bindings[2].key->field, ir::Field::Gpu);
 }
 
 // 40,000 routine link-up lines beside one link failure: the pair walk stops at the cap (and says

@@ -330,8 +330,8 @@ TEST_F(AttribcCli, ExplainPrintsPredicateIrAndLlvmIr) {
   EXPECT_NE(ir.out.find("(same node:bool)"), std::string::npos) << ir.out;
   // The plan: the fall-off binds every candidate, the hot GPU only those of its 30 minutes.
   EXPECT_NE(ir.out.find("; plan: binding 1: 1 of 1 symptom\n"), std::string::npos) << ir.out;
-  EXPECT_NE(ir.out.find("; plan: binding 2: 1 of 1 symptom; time in [binding 1 time - 30m, binding 1 time] "
-                        "(binary search)\n"),
+  EXPECT_NE(ir.out.find("; plan: binding 2: 1 of 1 symptom; node of binding 1 (hash); time in [binding 1 time - "
+                        "30m, binding 1 time] (binary search)\n"),
             std::string::npos)
       << ir.out;
   // Wildcard bindings narrowed by `is`.
