@@ -31,7 +31,8 @@ std::string historyJson(const NodeHistory& h) {
                       {"counts", countsAgainstNode(e.family)}});
   }
   j["events"] = std::move(events);
-  return j.dump();
+  // Node names and workload ids are bytes from logs: invalid UTF-8 is replaced, never thrown.
+  return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 std::string suspicionsJson(const std::vector<Suspicion>& suspicions, int64_t now, const PolicyOptions& o, bool all) {
@@ -56,7 +57,8 @@ std::string suspicionsJson(const std::vector<Suspicion>& suspicions, int64_t now
                     {"reasons", s.reasons}});
   }
   j["nodes"] = std::move(list);
-  return j.dump();
+  // Node names and workload ids are bytes from logs: invalid UTF-8 is replaced, never thrown.
+  return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 }  // namespace attrib::history
