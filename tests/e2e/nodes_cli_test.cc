@@ -182,5 +182,50 @@ TEST_F(NodesCli, ADatabaseWithNoVerdictsHasNoHistory) {
   EXPECT_EQ(json::parse(s.out)["nodes"], json::array());
 }
 
+// attrib diagnose --history-db: the new failure names its bad node's earlier ones and is more
+// certain for them; without a history db the verdict is byte for byte what it was.
+TEST_F(NodesCli, ADiagnosisNamesTheBadNodesEarlierFailures) {
+  fs::path dec1 = xid79On(*dir_, 1);  // "Nov  1": a new workload, slurm/418201, before the others
+  CliResult plain, withEmpty;
+  json before = diagnose(kExamples / "xid79-nccl-cascade", dir_->path(), {}, &plain);
+  ASSERT_FALSE(before.empty());
+  EXPECT_EQ(before["bad_nodes"][0].count("history"), 0u);
+  // The example itself is slurm/418207 on Nov 29: its history is Nov 18 and Nov 25 (Nov 29 is
+  // another workload at the same instant, not earlier).
+  CliResult with;
+  json v = diagnose(kExamples / "xid79-nccl-cascade", dir_->path(), {"--history-db", db_}, &with);
+  ASSERT_EQ(v["bad_nodes"].size(), 1u);
+  const json& h = v["bad_nodes"][0]["history"];
+  EXPECT_EQ(h["failures"], 2) << h.dump();
+  EXPECT_EQ(h["node_faults"], 2);
+  EXPECT_EQ(h["families"], json::array({"accelerator-gpu"}));
+  EXPECT_EQ(h["last"], "2026-11-25T10:42:00Z");
+  EXPECT_EQ(h["workloads"], json::array({"slurm/418218", "slurm/418225"}));
+  EXPECT_NEAR(v["confidence"].get<double>(), std::min(0.99, before["confidence"].get<double>() + 0.10), 1e-9);
+  EXPECT_NE(v["confidence_notes"].back().get<std::string>().find("gpu-0007 had 2 earlier node fault(s) in the 14d"), std::string::npos);
+  // Everything but the history, the confidence and its note is as without a history.
+  json stripped = v;
+  stripped["bad_nodes"][0].erase("history");
+  stripped["confidence"] = before["confidence"];
+  stripped["confidence_notes"].erase(stripped["confidence_notes"].size() - 1);
+  EXPECT_EQ(stripped, before);
+  // The verdict with its history reads back (attrib report parses it strictly).
+  fs::path file = dir_->write("with-history.json", with.out);
+  CliResult report = runAttrib({"report", file.string(), "-o", (dir_->path() / "r.html").string()}, dir_->path());
+  EXPECT_EQ(report.exit, 0) << report.err;
+  // On Nov 1 nothing came before: an empty history, the confidence unchanged.
+  json first = diagnose(dec1, dir_->path(), {"--history-db", db_});
+  EXPECT_EQ(first["bad_nodes"][0]["history"]["failures"], 0);
+  // Without --history-db the verdict is byte-identical, run after run.
+  CliResult again;
+  diagnose(kExamples / "xid79-nccl-cascade", dir_->path(), {}, &again);
+  EXPECT_EQ(again.out, plain.out);
+  // A history db that cannot be read fails before any work, with one line.
+  CliResult bad = runAttrib({"diagnose", "--history-db", (dir_->path() / "nope.db").string(), dec1.string()}, dir_->path());
+  EXPECT_EQ(bad.exit, 1);
+  EXPECT_NE(bad.err.find("cannot open the verdict database"), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+}
+
 }  // namespace
 }  // namespace attrib::e2e

@@ -57,6 +57,7 @@ struct DiagnoseOptions {
   bool timings = true;
   std::vector<std::string> sinks;  // stdout[:json|jsonl|text], sqlite:PATH
   std::string report;              // also write the HTML report here (docs/report.md)
+  std::string historyDb;           // add the bad nodes' earlier failures (docs/history.md)
 };
 
 // The sinks named on the command line (default: stdout in --format), opened before any work
@@ -92,6 +93,11 @@ int runDiagnose(const DiagnoseOptions& options) {
   std::string error;
   auto sinks = openSinks(options, &error);
   if (sinks.empty()) {
+    printError(error);
+    return kExitError;
+  }
+  std::shared_ptr<attrib::history::HistoryReader> history;
+  if (!options.historyDb.empty() && !(history = attrib::tools::openHistory(options.historyDb, &error))) {
     printError(error);
     return kExitError;
   }
@@ -136,6 +142,10 @@ int runDiagnose(const DiagnoseOptions& options) {
   attrib::runtime::DiagnoseOptions diagnose;
   diagnose.scan.threads = options.threads;
   attrib::runtime::Verdict verdict = engine->diagnose(std::move(evidence), diagnose);
+  if (history && !attrib::tools::addVerdictHistory(verdict, *history, &error)) {
+    printError(error);
+    return kExitError;
+  }
   int status = kExitOk;
   for (auto& sink : sinks) {
     if (!sink->write(verdict, &error)) {
@@ -391,6 +401,7 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
   diagnoseCmd->add_option("--report", diagnose.report, "Also write the verdict's HTML report to this file (docs/report.md)");
+  diagnoseCmd->add_option("--history-db", diagnose.historyDb, "Add each bad node's earlier failures from this SQLite verdict database (docs/history.md)");
 
   RunCommandOptions runOptions;
   CLI::App* runCmd = app.add_subcommand("run", "Attribute every finished workload a blueprint's context finds (docs/orchestrator.md)");

@@ -10,6 +10,7 @@
 
 #include "history/duration.h"
 #include "history/history_json.h"
+#include "history/verdict_history.h"
 #include "ir/civil_time.h"
 #include "sinks/sqlite_history.h"
 
@@ -57,6 +58,21 @@ std::optional<history::PolicyOptions> policyOf(const PolicyFlags& f, std::string
 
 std::shared_ptr<history::HistoryReader> openHistory(const std::string& path, std::string* error) {
   return sinks::SqliteHistoryReader::open(path, error);
+}
+
+bool addVerdictHistory(runtime::Verdict& verdict, history::HistoryReader& reader, std::string* error) {
+  history::PolicyOptions policy;
+  int64_t time = history::verdictTime(verdict, clockNow());
+  std::vector<history::NodeEvent> events;
+  for (const auto& bad : verdict.badNodes) {
+    history::HistoryQuery q;
+    q.node = bad.node;
+    q.since = time - policy.windowNs;
+    q.until = time;
+    if (!reader.events(q, &events, error)) return false;
+  }
+  history::addHistory(verdict, history::groupByNode(std::move(events)), time, policy);
+  return true;
 }
 
 int runNodes(const NodesCommandOptions& options) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "history/repeat_offender.h"
+#include "runtime/verdict.h"
 
 namespace CLI {
 class App;
@@ -30,6 +31,10 @@ std::optional<history::PolicyOptions> policyOf(const PolicyFlags& flags, std::st
 // The history of the SQLite verdict database at `path`, shared by the Service's threads; null
 // with a one-line `error` when it cannot be read.
 std::shared_ptr<history::HistoryReader> openHistory(const std::string& path, std::string* error);
+
+// Adds to each bad node of `verdict` its earlier failures from `reader` and adjusts the
+// confidence (history/verdict_history.h); false with a one-line `error` when it cannot be read.
+bool addVerdictHistory(runtime::Verdict& verdict, history::HistoryReader& reader, std::string* error);
 
 struct NodesCommandOptions {
   std::string database;
