@@ -70,7 +70,15 @@ ordered_json findingJson(const SymptomFinding& f) {
 
 ordered_json nodesJson(const std::vector<NodeFinding>& nodes) {
   ordered_json out = ordered_json::array();
-  for (const auto& n : nodes) out.push_back({{"node", n.node}, {"symptoms", n.symptoms}});
+  for (const auto& n : nodes) {
+    ordered_json j = {{"node", n.node}, {"symptoms", n.symptoms}};
+    // Only with a history (attrib diagnose --history-db): without one, the bytes are as before.
+    if (n.history) {
+      j["history"] = {{"failures", n.history->failures}, {"node_faults", n.history->nodeFaults}, {"families", n.history->families},
+                      {"last", optTime(n.history->last)}, {"workloads", n.history->workloads}};
+    }
+    out.push_back(std::move(j));
+  }
   return out;
 }
 

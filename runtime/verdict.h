@@ -37,6 +37,16 @@ struct SymptomFinding {
 struct NodeFinding {
   std::string node;
   std::vector<std::string> symptoms;  // sorted, unique
+  // The node's earlier failures in the verdict history (docs/history.md), only when one was
+  // read (attrib diagnose --history-db); absent, the verdict is as without a history.
+  struct History {
+    uint64_t failures = 0;    // earlier failures in the window
+    uint64_t nodeFaults = 0;  // of which node faults (hardware or infrastructure families)
+    std::vector<std::string> families;  // of the failures, sorted, unique
+    std::optional<int64_t> last;        // the latest one
+    std::vector<std::string> workloads; // their workloads, oldest first (at most 10)
+  };
+  std::optional<History> history = std::nullopt;
 };
 
 struct DownstreamGroup {

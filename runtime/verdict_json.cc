@@ -187,8 +187,20 @@ std::vector<NodeFinding> nodes(const ordered_json& j, const char* key) {
   const ordered_json& list = array(j, "", key);
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = fmt::format("{}[{}]", key, i);
-    object(list[i], path, {"node", "symptoms"});
-    out.push_back({str(list[i], path, "node"), strings(list[i], path, "symptoms")});
+    object(list[i], path, {"node", "symptoms"}, {"history"});
+    NodeFinding n{str(list[i], path, "node"), strings(list[i], path, "symptoms"), std::nullopt};
+    if (list[i].contains("history")) {
+      std::string hp = path + ".history";
+      const ordered_json& h = object(list[i]["history"], hp, {"failures", "node_faults", "families", "last", "workloads"});
+      NodeFinding::History history;
+      history.failures = unsignedOf(h["failures"], hp + ".failures");
+      history.nodeFaults = unsignedOf(h["node_faults"], hp + ".node_faults");
+      history.families = strings(h, hp, "families");
+      history.last = optTime(h, hp, "last");
+      history.workloads = strings(h, hp, "workloads");
+      n.history = std::move(history);
+    }
+    out.push_back(std::move(n));
   }
   return out;
 }

@@ -362,6 +362,7 @@ void Service::routes() {
     return r;
   });
   v1Routes();
+  nodeRoutes();
 }
 
 // The reference product's V1 API, so its existing clients work unchanged:

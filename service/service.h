@@ -23,6 +23,8 @@
 #include <mutex>
 #include <string>
 
+#include "history/node_history.h"
+#include "history/repeat_offender.h"
 #include "httpd/router.h"
 #include "httpd/server.h"
 #include "runtime/engine.h"
@@ -53,6 +55,10 @@ struct ServiceOptions {
   std::function<std::shared_ptr<const runtime::Engine>(std::string* error)> reload;
   // Where sessions live (null: in memory, with the limits above).
   std::shared_ptr<SessionStore> store;
+  // GET /v1/nodes and /v1/nodes/{node}/history read node histories here, and judge them by
+  // this policy (docs/history.md); null: those routes answer 404.
+  std::shared_ptr<history::HistoryReader> history;
+  history::PolicyOptions historyPolicy;
 };
 
 // Settings that cannot work (zero or negative limits, timeouts, TTLs): the first one, named as
@@ -83,6 +89,7 @@ class Service {
   };
   void routes();
   void v1Routes();
+  void nodeRoutes();
   httpd::Admission admit(const httpd::Head& head);
   void record(const httpd::Exchange& e);
   std::string attribute(const evidence::Workload& workload, wire::Observations observations, runtime::Verdict* out = nullptr);

@@ -24,11 +24,12 @@ ALLOWED = {
     "runtime": {"evidence", "ir", "json"},
     "jit": {"runtime", "evidence", "ir", "json"},
     "connectors": {"evidence", "ir", "json"},
-    "sinks": {"runtime", "evidence", "ir", "json"},
+    "history": {"runtime", "evidence", "ir", "json"},
+    "sinks": {"history", "runtime", "evidence", "ir", "json"},
     "report": {"runtime", "evidence", "ir", "json"},
     "wire": {"evidence", "ir", "json"},
-    "service": {"httpd", "wire", "runtime", "evidence", "ir", "json"},
-    "orchestrator": {"connectors", "sinks", "wire", "runtime", "evidence", "ir", "json"},
+    "service": {"httpd", "wire", "history", "runtime", "evidence", "ir", "json"},
+    "orchestrator": {"connectors", "sinks", "history", "wire", "runtime", "evidence", "ir", "json"},
 }
 # Directories whose headers are not a library's (generated files, the grammar).
 IGNORED = {"grammar"}

@@ -86,7 +86,9 @@ class Hostile : public ::testing::Test {
             {"POST", "/v1/attribute"},
             {"POST", "/latest/attributor"},
             {"POST", "/latest/attributor/" + attributor_ + "/observation"},
-            {"GET", "/latest/attributor/" + attributor_ + "/attribution"}};
+            {"GET", "/latest/attributor/" + attributor_ + "/attribution"},
+            {"GET", "/v1/nodes?suspect=true"},
+            {"GET", "/v1/nodes/gpu-07/history"}};
   }
 
   Running s_;

@@ -284,6 +284,7 @@ TEST(Service, TheOpenApiDocumentMatchesTheRoutesAndItsExamplesWork) {
       std::string id = path.rfind("/latest/", 0) == 0 ? attributor : session;
       size_t at = concrete.find("{id}");
       if (at != std::string::npos) concrete.replace(at, 4, id);
+      if (size_t n = concrete.find("{node}"); n != std::string::npos) concrete.replace(n, 6, "gpu-07");
       std::string example = "";
       std::string type = "application/json";
       if (op.contains("requestBody")) {
@@ -306,7 +307,7 @@ TEST(Service, TheOpenApiDocumentMatchesTheRoutesAndItsExamplesWork) {
       "get /healthz", "get /readyz", "get /openapi.json", "get /metrics", "get /v1/rulesets", "post /v1/rulesets/reload",
       "post /v1/sessions", "get /v1/sessions/{id}", "post /v1/sessions/{id}/observations", "post /v1/sessions/{id}/attribute",
       "post /v1/attribute", "post /latest/attributor", "post /latest/attributor/{id}/observation",
-      "get /latest/attributor/{id}/attribution"};
+      "get /latest/attributor/{id}/attribution", "get /v1/nodes", "get /v1/nodes/{node}/history"};
   EXPECT_EQ(documented, implemented);
 }
 

@@ -29,6 +29,7 @@
 #include "service/service.h"
 #include "sinks/sqlite_sink.h"
 #include "sinks/stream_sink.h"
+#include "tools/attrib/node_commands.h"
 #include "tools/attrib/report_commands.h"
 #include "tools/attrib/rule_set.h"
 #include "tools/attrib/token_file.h"
@@ -56,6 +57,7 @@ struct DiagnoseOptions {
   bool timings = true;
   std::vector<std::string> sinks;  // stdout[:json|jsonl|text], sqlite:PATH
   std::string report;              // also write the HTML report here (docs/report.md)
+  std::string historyDb;           // add the bad nodes' earlier failures (docs/history.md)
 };
 
 // The sinks named on the command line (default: stdout in --format), opened before any work
@@ -91,6 +93,11 @@ int runDiagnose(const DiagnoseOptions& options) {
   std::string error;
   auto sinks = openSinks(options, &error);
   if (sinks.empty()) {
+    printError(error);
+    return kExitError;
+  }
+  std::shared_ptr<attrib::history::HistoryReader> history;
+  if (!options.historyDb.empty() && !(history = attrib::tools::openHistory(options.historyDb, &error))) {
     printError(error);
     return kExitError;
   }
@@ -135,6 +142,10 @@ int runDiagnose(const DiagnoseOptions& options) {
   attrib::runtime::DiagnoseOptions diagnose;
   diagnose.scan.threads = options.threads;
   attrib::runtime::Verdict verdict = engine->diagnose(std::move(evidence), diagnose);
+  if (history && !attrib::tools::addVerdictHistory(verdict, *history, &error)) {
+    printError(error);
+    return kExitError;
+  }
   int status = kExitOk;
   for (auto& sink : sinks) {
     if (!sink->write(verdict, &error)) {
@@ -269,6 +280,8 @@ struct ServeOptions {
   int64_t maxSessionBytes = int64_t{4} << 30;
   double sessionTtl = 3600, headerTimeout = 10, bodyTimeout = 60, idleTimeout = 30;
   bool noJit = false;
+  std::string historyDb;  // GET /v1/nodes... (docs/history.md)
+  attrib::tools::PolicyFlags historyPolicy;
 };
 
 
@@ -292,6 +305,16 @@ int runServe(const ServeOptions& options) {
   if (std::string bad = attrib::service::checkOptions(serviceOptions); !bad.empty()) {
     printError(bad);
     return kExitUsage;
+  }
+  auto policy = attrib::tools::policyOf(options.historyPolicy, &error);
+  if (!policy) {
+    printError(error);
+    return kExitUsage;
+  }
+  serviceOptions.historyPolicy = *policy;
+  if (!options.historyDb.empty() && !(serviceOptions.history = attrib::tools::openHistory(options.historyDb, &error))) {
+    printError(error);
+    return kExitError;
   }
   attrib::tools::RuleSetOptions ruleSet;
   ruleSet.jit = !options.noJit;
@@ -378,6 +401,7 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
   diagnoseCmd->add_option("--report", diagnose.report, "Also write the verdict's HTML report to this file (docs/report.md)");
+  diagnoseCmd->add_option("--history-db", diagnose.historyDb, "Add each bad node's earlier failures from this SQLite verdict database (docs/history.md)");
 
   RunCommandOptions runOptions;
   CLI::App* runCmd = app.add_subcommand("run", "Attribute every finished workload a blueprint's context finds (docs/orchestrator.md)");
@@ -414,6 +438,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serveCmd->add_option("--session-ttl", serve.sessionTtl, "Seconds an idle session lives")->capture_default_str();
   serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
+  serveCmd->add_option("--history-db", serve.historyDb, "Serve GET /v1/nodes... from this SQLite verdict database");
+  attrib::tools::addPolicyFlags(serveCmd, serve.historyPolicy);
 
   attrib::tools::ReportCommandOptions report;
   CLI::App* reportCmd = app.add_subcommand("report", "Write the HTML report of a verdict (docs/report.md)");
@@ -429,7 +455,11 @@ int main(int argc, char** argv) {
   dashboardCmd->add_option("--query-timeout", dashboard.queryTimeoutMs, "Milliseconds a page's queries may run")
       ->capture_default_str();
 
+  attrib::tools::NodesCommandOptions nodes;
+  CLI::App* nodesCmd = attrib::tools::addNodesCommand(app, nodes);
+
   if (auto status = attrib::tools::parseCommandLine(app, argc, argv)) return *status;
+  if (*nodesCmd) return attrib::tools::runNodes(nodes);
   if (*reportCmd) return attrib::tools::runReport(report);
   if (*dashboardCmd) return attrib::tools::runDashboard(dashboard);
   if (*diagnoseCmd) return runDiagnose(diagnose);
