@@ -35,8 +35,9 @@ class PostgresServer {
  public:
   static constexpr const char* kBin = "/usr/lib/postgresql/15/bin";
 
-  // Starts the server; "" when it runs, else why not (skip() says whether it is missing).
-  std::string start() {
+  // Starts the server; "" when it runs, else why not (missing() says whether it is not
+  // installed). `durable`: PostgreSQL's own fsync settings (benchmarks), else fsync off.
+  std::string start(bool durable = false) {
     if (::access((std::string(kBin) + "/postgres").c_str(), X_OK) != 0) {
       missing_ = true;
       return "PostgreSQL 15 is not installed (scripts/install-deps.sh installs postgresql-15)";
@@ -69,10 +70,11 @@ class PostgresServer {
                  (dir_ / "initdb.log").string(), /*wait=*/true);
     if (rc != 0) return "initdb failed; see " + (dir_ / "initdb.log").string() + ": " + tail("initdb.log");
     port_ = freeLoopbackPort();
-    pid_ = run({std::string(kBin) + "/postgres", "-D", (dir_ / "data").string(), "-k", (dir_ / "socket").string(), "-p",
-                std::to_string(port_), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
-                "-c", "max_connections=60", "-c", "log_min_messages=warning"},
-               (dir_ / "postgres.log").string(), /*wait=*/false);
+    std::vector<std::string> argv{std::string(kBin) + "/postgres", "-D", (dir_ / "data").string(), "-k", (dir_ / "socket").string(),
+                                  "-p", std::to_string(port_), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=60",
+                                  "-c", "log_min_messages=warning"};
+    if (!durable) argv.insert(argv.end(), {"-c", "fsync=off", "-c", "full_page_writes=off"});
+    pid_ = run(argv, (dir_ / "postgres.log").string(), /*wait=*/false);
     if (pid_ <= 0) return "cannot start postgres";
     for (int i = 0; i < 200; ++i) {
       if (PQping(url("postgres").c_str()) == PQPING_OK) return "";
