@@ -86,7 +86,8 @@ std::vector<std::unique_ptr<attrib::sinks::Sink>> openSinks(const DiagnoseOption
       if (!sink) return {};
       out.push_back(std::move(sink));
     } else {
-      *error = fmt::format("--sink {}: a sink is stdout, stdout:FORMAT, sqlite:PATH or postgres:CONNINFO", spec);
+      // Only the kind is echoed: a mistyped database spec may hold a password.
+      *error = fmt::format("--sink {}: a sink is stdout, stdout:FORMAT, sqlite:PATH or postgres:CONNINFO", spec.substr(0, spec.find(':')));
       return {};
     }
   }
@@ -340,7 +341,7 @@ int runServe(const ServeOptions& options) {
     }
     serviceOptions.store = std::move(store);
   } else if (options.sessions != "memory") {
-    printError(fmt::format("--sessions wants memory or postgres:CONNINFO, not '{}'", options.sessions.substr(0, 9)));
+    printError("--sessions wants memory or postgres:CONNINFO");  // never echoed: it may hold a password
     return kExitUsage;
   }
   attrib::service::Service service(engine, serviceOptions);
