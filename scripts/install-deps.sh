@@ -25,6 +25,9 @@ packages=(
   munge slurmctld slurmd slurm-client slurmdbd slurmrestd slurm-wlm-jwt-plugin mariadb-server
   # a real Prometheus for the metrics source's tests (promtool backfills their history)
   prometheus
+  # PostgreSQL: libpq for the sink and the session store, and a real server for their tests
+  # (tests/pg/postgres_server.h runs its own initdb/postgres in a temp dir)
+  libpq-dev postgresql-15
   # a real browser, headless, for the report and dashboard tests (ctest -L browser)
   chromium
 )
@@ -49,7 +52,7 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-# Packages with daemons (munge, slurmctld, slurmd, slurmdbd, slurmrestd, mariadb) must not start them: the tests run their own.
+# Packages with daemons (munge, slurmctld, slurmd, slurmdbd, slurmrestd, mariadb, postgresql) must not start them: the tests run their own.
 # A policy-rc.d that refuses service starts does that; ours is removed again afterwards.
 policy=/usr/sbin/policy-rc.d
 own_policy=0

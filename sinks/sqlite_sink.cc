@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <nlohmann/json.hpp>
+#include <variant>
+
+#include "sinks/verdict_rows.h"
 
 
 namespace attrib::sinks {
@@ -84,14 +86,24 @@ class Statement {
     ok_ = ok_ && sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT) == SQLITE_OK;
     return *this;
   }
-  Statement& bindOptional(int i, const std::string& s) { return s.empty() ? null(i) : bind(i, s); }
   Statement& bind(int i, int64_t v) {
     ok_ = ok_ && sqlite3_bind_int64(stmt_, i, v) == SQLITE_OK;
     return *this;
   }
-  Statement& bind(int i, const std::optional<int64_t>& v) { return v ? bind(i, *v) : null(i); }
   Statement& bind(int i, double v) {
     ok_ = ok_ && sqlite3_bind_double(stmt_, i, v) == SQLITE_OK;
+    return *this;
+  }
+  // Binds `row` to ?first, ?first+1, ...
+  Statement& bindAll(const std::vector<Field>& row, int first = 1) {
+    for (size_t k = 0; k < row.size(); ++k) {
+      int i = first + static_cast<int>(k);
+      std::visit([&](const auto& f) {
+        using T = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<T, std::monostate>) null(i);
+        else bind(i, f);
+      }, row[k]);
+    }
     return *this;
   }
   Statement& null(int i) {
@@ -128,12 +140,6 @@ bool exec(sqlite3* db, const char* sql, std::string* error) {
   }
   return true;
 }
-
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string jsonArray(const std::vector<std::string>& v) { return nlohmann::json(v).dump(); }
 
 }  // namespace
 
@@ -208,6 +214,7 @@ bool SqliteSink::contains(const std::string& workloadId, const std::string& rule
 }
 
 bool SqliteSink::write(const runtime::Verdict& v, std::string* error) {
+  VerdictRows rows = verdictRows(v, nowNs(), ATTRIB_SINK_VERSION);
   std::string why;
   if (!exec(db_, "BEGIN IMMEDIATE", &why)) {
     *error = "cannot start a transaction in the SQLite sink: " + why;
@@ -219,89 +226,33 @@ bool SqliteSink::write(const runtime::Verdict& v, std::string* error) {
     exec(db_, "ROLLBACK", &ignored);
     return false;
   };
-  const std::string& id = v.workload.id;
-  const std::string& digest = v.rulesetDigest;
+  auto placeholder = [](size_t i) { return "?" + std::to_string(i); };
   {
-    Statement w(db_, R"sql(
-INSERT INTO workloads(workload_id, ruleset_digest, scheduler, name, user_name, partition_name, state, exit_code,
-                      signal, start_ns, end_ns, nodes_json, reason)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-ON CONFLICT (workload_id, ruleset_digest) DO UPDATE SET
-  scheduler = excluded.scheduler, name = excluded.name, user_name = excluded.user_name,
-  partition_name = excluded.partition_name, state = excluded.state, exit_code = excluded.exit_code,
-  signal = excluded.signal, start_ns = excluded.start_ns, end_ns = excluded.end_ns,
-  nodes_json = excluded.nodes_json, reason = excluded.reason)sql");
-    w.bind(1, id).bind(2, digest).bindOptional(3, v.workload.scheduler).bindOptional(4, v.workload.name);
-    w.bindOptional(5, v.workload.user).bindOptional(6, v.workload.partition).bind(7, std::string(ir::stateName(v.workload.state)));
-    w.bind(8, v.workload.exitCode).bind(9, v.workload.signal).bind(10, v.workload.start).bind(11, v.workload.end);
-    w.bind(12, jsonArray(v.workload.nodes)).bindOptional(13, v.workload.reason);
-    if (!w.run()) return fail("workload");
+    // The workload row is kept (other rule sets' verdicts refer to it) and updated in place.
+    std::string sql = insertSql(rows.workload.table, rows.workload.columns, placeholder) +
+                      " ON CONFLICT (workload_id, ruleset_digest) DO UPDATE SET ";
+    for (size_t i = 2; i < rows.workload.columns.size(); ++i) {
+      sql += fmt::format("{}{} = excluded.{}", i > 2 ? ", " : "", rows.workload.columns[i], rows.workload.columns[i]);
+    }
+    Statement w(db_, sql.c_str());
+    if (!w.bindAll(rows.workload.rows[0]).run()) return fail("workload");
   }
   {
     Statement del(db_, "DELETE FROM verdicts WHERE workload_id = ?1 AND ruleset_digest = ?2");
-    if (!del.bind(1, id).bind(2, digest).run()) return fail("previous verdict");
+    if (!del.bind(1, v.workload.id).bind(2, v.rulesetDigest).run()) return fail("previous verdict");
   }
   int64_t verdictId;
   {
-    Statement ins(db_, R"sql(
-INSERT INTO verdicts(workload_id, ruleset_digest, ruleset_name, ruleset_version, outcome, family, title,
-                     root_symptom, root_node, root_time_ns, confidence, actions_json, attrib_version, created_ns,
-                     verdict_json)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15))sql");
-    const runtime::OutcomeFinding* primary = v.outcomes.empty() ? nullptr : &v.outcomes[0];
-    ins.bind(1, id).bind(2, digest).bind(3, v.rulesetName).bind(4, v.rulesetVersion);
-    if (primary) ins.bind(5, primary->name).bind(6, primary->family).bind(7, primary->title);
-    else ins.null(5).bind(6, std::string("unknown")).null(7);
-    if (v.root) {
-      ins.bind(8, v.root->symptom).bindOptional(9, v.root->node);
-      ins.bind(10, v.root->timeKnown ? std::optional<int64_t>(v.root->time) : std::nullopt);
-    } else {
-      ins.null(8).null(9).null(10);
-    }
-    ins.bind(11, v.confidence).bind(12, jsonArray(v.actions)).bind(13, std::string(ATTRIB_SINK_VERSION)).bind(14, nowNs());
-    runtime::RenderOptions render;
-    ins.bind(15, runtime::toJson(v, render));
-    if (!ins.run()) return fail("verdict");
+    Statement ins(db_, insertSql(rows.verdict.table, rows.verdict.columns, placeholder).c_str());
+    if (!ins.bindAll(rows.verdict.rows[0]).run()) return fail("verdict");
     verdictId = sqlite3_last_insert_rowid(db_);
   }
-  {
-    Statement bad(db_, "INSERT INTO bad_nodes(verdict_id, node, symptoms_json) VALUES (?1, ?2, ?3)");
-    for (const auto& n : v.badNodes) {
-      if (!bad.bind(1, verdictId).bind(2, n.node).bind(3, jsonArray(n.symptoms)).run()) return fail("bad nodes");
-    }
-  }
-  {
-    Statement s(db_, "INSERT INTO symptoms(verdict_id, symptom, count) VALUES (?1, ?2, ?3)");
-    for (const auto& [name, count] : v.symptomCounts) {
-      if (!s.bind(1, verdictId).bind(2, name).bind(3, static_cast<int64_t>(count)).run()) return fail("symptoms");
-    }
-  }
-  {
-    Statement e(db_, R"sql(
-INSERT INTO evidence(verdict_id, role, symptom, node, time_ns, source, connector, location, line_number, content)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql");
-    auto add = [&](const runtime::SymptomFinding& f, const std::string& role) {
-      for (const auto& line : f.evidence) {
-        e.bind(1, verdictId).bind(2, role).bind(3, f.symptom).bindOptional(4, line.node).bind(5, line.time);
-        e.bindOptional(6, line.source).bindOptional(7, line.connector).bindOptional(8, line.location);
-        e.bind(9, static_cast<int64_t>(line.lineNumber)).bind(10, line.line);
-        if (!e.run()) return false;
-      }
-      return true;
-    };
-    if (v.root && !add(*v.root, "root")) return fail("evidence");
-    for (const auto& c : v.otherCauses) {
-      if (!add(c, "other_cause")) return fail("evidence");
-    }
-  }
-  {
-    Statement r(db_, R"sql(
-INSERT INTO connector_reports(verdict_id, connector, source, status, observations, bytes, reason, elapsed_ms)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
-    for (const auto& rep : v.reports) {
-      r.bind(1, verdictId).bind(2, rep.connector).bind(3, rep.source).bind(4, std::string(evidence::statusName(rep.status)));
-      r.bind(5, static_cast<int64_t>(rep.observations)).bind(6, static_cast<int64_t>(rep.bytes)).bindOptional(7, rep.reason);
-      if (!r.bind(8, rep.elapsedMs).run()) return fail("connector reports");
+  for (const TableRows& child : rows.children) {
+    std::vector<const char*> columns{"verdict_id"};
+    columns.insert(columns.end(), child.columns.begin(), child.columns.end());
+    Statement ins(db_, insertSql(child.table, columns, placeholder).c_str());
+    for (const auto& row : child.rows) {
+      if (!ins.bind(1, verdictId).bindAll(row, 2).run()) return fail(child.table);
     }
   }
   if (!exec(db_, "COMMIT", &why)) return fail("commit");

@@ -364,9 +364,11 @@ TEST_P(ExampleTest, SinksToStdoutAndSqlite) {
   EXPECT_EQ(q.exit, 1);
   EXPECT_NE(q.err.find("attrib: error: cannot open the SQLite database"), std::string::npos) << q.err;
   EXPECT_TRUE(q.out.empty());
-  CliResult bad = runAttrib({"diagnose", "--sink", "kafka:topic", exampleDir(ex.dir).string()}, scratch_.path());
+  CliResult bad = runAttrib({"diagnose", "--sink", "kafka://user:hunter2@broker/topic", exampleDir(ex.dir).string()}, scratch_.path());
   EXPECT_EQ(bad.exit, 1);
-  EXPECT_NE(bad.err.find("a sink is stdout, stdout:FORMAT or sqlite:PATH"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--sink kafka: a sink is stdout, stdout:FORMAT, sqlite:PATH or postgres:CONNINFO"), std::string::npos)
+      << bad.err;
+  EXPECT_EQ(bad.err.find("hunter2"), std::string::npos) << "a mistyped spec may hold a password: " << bad.err;
   ASSERT_TRUE(fs::exists(db));
   // Read it back with the sqlite3 shell, as a dashboard would.
   std::string cmd = "sqlite3 " + quote(db.string()) + " 'SELECT count(*), min(workload_id) FROM verdicts' > " +

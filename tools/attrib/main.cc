@@ -27,6 +27,8 @@
 #include "jit/jit_compiler.h"
 #include "orchestrator/runner.h"
 #include "service/service.h"
+#include "service/postgres_session_store.h"
+#include "sinks/postgres_sink.h"
 #include "sinks/sqlite_sink.h"
 #include "sinks/stream_sink.h"
 #include "tools/attrib/node_commands.h"
@@ -55,7 +57,7 @@ struct DiagnoseOptions {
   bool noJitCache = false;
   unsigned threads = 0;
   bool timings = true;
-  std::vector<std::string> sinks;  // stdout[:json|jsonl|text], sqlite:PATH
+  std::vector<std::string> sinks;  // stdout[:json|jsonl|text], sqlite:PATH, postgres:CONNINFO
   std::string report;              // also write the HTML report here (docs/report.md)
   std::string historyDb;           // add the bad nodes' earlier failures (docs/history.md)
 };
@@ -81,8 +83,13 @@ std::vector<std::unique_ptr<attrib::sinks::Sink>> openSinks(const DiagnoseOption
       auto sink = attrib::sinks::SqliteSink::open(spec.substr(7), error);
       if (!sink) return {};
       out.push_back(std::move(sink));
+    } else if (spec.rfind("postgres:", 0) == 0 && spec.size() > 9) {
+      auto sink = attrib::sinks::PostgresSink::open(spec.substr(9), error);
+      if (!sink) return {};
+      out.push_back(std::move(sink));
     } else {
-      *error = fmt::format("--sink {}: a sink is stdout, stdout:FORMAT or sqlite:PATH", spec);
+      // Only the kind is echoed: a mistyped database spec may hold a password.
+      *error = fmt::format("--sink {}: a sink is stdout, stdout:FORMAT, sqlite:PATH or postgres:CONNINFO", spec.substr(0, spec.find(':')));
       return {};
     }
   }
@@ -282,6 +289,7 @@ struct ServeOptions {
   bool noJit = false;
   std::string historyDb;  // GET /v1/nodes... (docs/history.md)
   attrib::tools::PolicyFlags historyPolicy;
+  std::string sessions = "memory";  // or postgres:CONNINFO
 };
 
 
@@ -342,6 +350,23 @@ int runServe(const ServeOptions& options) {
     printError(fmt::format("--listen wants HOST:PORT, not '{}'", options.listen));
     return kExitUsage;
   }
+  if (options.sessions.rfind("postgres:", 0) == 0 && options.sessions.size() > 9) {
+    attrib::service::SessionLimits limits;
+    limits.maxSessions = serviceOptions.maxSessions;
+    limits.maxObservationsPerSession = serviceOptions.maxObservationsPerSession;
+    limits.maxSessionFileBytes = serviceOptions.maxSessionFileBytes;
+    limits.maxBytes = serviceOptions.maxSessionBytes;
+    limits.ttl = serviceOptions.sessionTtl;
+    auto store = attrib::service::PostgresSessionStore::open(options.sessions.substr(9), limits, &error, serviceOptions.threads);
+    if (!store) {
+      printError(error);
+      return kExitError;
+    }
+    serviceOptions.store = std::move(store);
+  } else if (options.sessions != "memory") {
+    printError("--sessions wants memory or postgres:CONNINFO");  // never echoed: it may hold a password
+    return kExitUsage;
+  }
   attrib::service::Service service(engine, serviceOptions);
   int bound = service.bind(options.listen.substr(0, colon), port, &error);
   if (bound < 0) {
@@ -397,7 +422,7 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_option("--threads", diagnose.threads, "Threads for scanning logs (default: one per core)");
   diagnoseCmd->add_option("--sink", diagnose.sinks,
                           "Where the verdict goes, repeatable: stdout (in --format), stdout:json|jsonl|text, "
-                          "sqlite:PATH (docs/sinks.md); default stdout");
+                          "sqlite:PATH, postgres:CONNINFO (keyword=value or a postgresql:// URL; docs/sinks.md); default stdout");
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
   diagnoseCmd->add_option("--report", diagnose.report, "Also write the verdict's HTML report to this file (docs/report.md)");
@@ -437,6 +462,9 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--max-session-bytes", serve.maxSessionBytes, "Bytes all sessions' evidence may take (507 beyond)")
       ->capture_default_str();
   serveCmd->add_option("--session-ttl", serve.sessionTtl, "Seconds an idle session lives")->capture_default_str();
+  serveCmd->add_option("--sessions", serve.sessions,
+                       "Where sessions live: memory, or postgres:CONNINFO shared by every replica (docs/service.md)")
+      ->capture_default_str();
   serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
   serveCmd->add_option("--history-db", serve.historyDb, "Serve GET /v1/nodes... from this SQLite verdict database");
   attrib::tools::addPolicyFlags(serveCmd, serve.historyPolicy);
