@@ -27,7 +27,9 @@
 #include "httpd/server.h"
 #include "runtime/engine.h"
 #include "service/endpoint.h"
+#include "service/evidence_collector.h"
 #include "service/in_flight.h"
+#include "service/recovery_adapter.h"
 #include "service/session_store.h"
 
 namespace attrib::service {
@@ -53,6 +55,9 @@ struct ServiceOptions {
   std::function<std::shared_ptr<const runtime::Engine>(std::string* error)> reload;
   // Where sessions live (null: in memory, with the limits above).
   std::shared_ptr<SessionStore> store;
+  // Where POST /v1/attribution (the NVIDIA Recovery adapter) finds evidence (null: only what is
+  // posted to its sessions); `attrib serve --sources` builds it from connectors.
+  std::shared_ptr<EvidenceCollector> collector;
 };
 
 // Settings that cannot work (zero or negative limits, timeouts, TTLs): the first one, named as
@@ -83,9 +88,11 @@ class Service {
   };
   void routes();
   void v1Routes();
+  void recoveryRoutes();  // recovery_routes.cc
   httpd::Admission admit(const httpd::Head& head);
   void record(const httpd::Exchange& e);
   std::string attribute(const evidence::Workload& workload, wire::Observations observations, runtime::Verdict* out = nullptr);
+  runtime::Verdict diagnose(evidence::WorkloadEvidence evidence);
   std::string metricsText();
   // The current rule set. A reload swaps it atomically; a request keeps the engine it started with.
   std::shared_ptr<const runtime::Engine> engine() const { return std::atomic_load(&engine_); }
@@ -93,6 +100,7 @@ class Service {
   std::shared_ptr<const runtime::Engine> engine_;
   ServiceOptions options_;
   std::shared_ptr<SessionStore> store_;
+  std::unique_ptr<RecoveryAdapter> recovery_;  // POST /v1/attribution; before the server goes, after
   InFlight inFlight_;
   httpd::Router<Route> router_;
   std::string openapi_;
