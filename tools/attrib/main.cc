@@ -31,6 +31,7 @@
 #include "sinks/stream_sink.h"
 #include "tools/attrib/report_commands.h"
 #include "tools/attrib/rule_set.h"
+#include "tools/attrib/source_collector.h"
 #include "tools/attrib/token_file.h"
 
 namespace {
@@ -269,6 +270,7 @@ struct ServeOptions {
   int64_t maxSessionBytes = int64_t{4} << 30;
   double sessionTtl = 3600, headerTimeout = 10, bodyTimeout = 60, idleTimeout = 30;
   bool noJit = false;
+  std::string sources;  // a blueprint whose `sources` POST /v1/attribution collects from
 };
 
 
@@ -302,6 +304,15 @@ int runServe(const ServeOptions& options) {
   if (!engine) {
     printError(error);
     return kExitError;
+  }
+  if (!options.sources.empty()) {
+    std::vector<std::unique_ptr<attrib::connectors::EvidenceSource>> sources;
+    std::vector<std::string> kinds;
+    if (!attrib::orchestrator::loadSources(options.sources, engine->bundle().program.metricNames(), &sources, &kinds, &error)) {
+      printError(error);
+      return kExitError;
+    }
+    serviceOptions.collector = std::make_shared<attrib::tools::SourceCollector>(std::move(sources), std::move(kinds));
   }
   static std::mutex logMu;
   serviceOptions.accessLog = [](const std::string& line) {
@@ -414,6 +425,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serveCmd->add_option("--session-ttl", serve.sessionTtl, "Seconds an idle session lives")->capture_default_str();
   serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
+  serveCmd->add_option("--sources", serve.sources,
+                       "A blueprint whose sources (files, loki, prometheus, pod_logs) POST /v1/attribution collects from");
 
   attrib::tools::ReportCommandOptions report;
   CLI::App* reportCmd = app.add_subcommand("report", "Write the HTML report of a verdict (docs/report.md)");
