@@ -145,6 +145,73 @@ kube::KubeConfig kubeConfig(const Reader& r, const YAML::Node& n, const std::str
   return c;
 }
 
+// The `sources` list of a blueprint (shared by loadBlueprint and loadSources).
+void readSources(const Reader& r, const YAML::Node& root, const std::vector<std::string>& metricNames,
+                 std::vector<std::unique_ptr<connectors::EvidenceSource>>* sources, std::vector<std::string>* kinds) {
+  if (root["sources"] && !root["sources"].IsSequence()) r.fail(root["sources"], "sources", "must be a list");
+  size_t index = 0;
+  for (const auto& s : root["sources"]) {
+    if (!s.IsMap() || s.size() != 1) r.fail(s, fmt::format("sources[{}]", index), "give one of files, loki, prometheus, pod_logs");
+    std::string skind = s.begin()->first.as<std::string>();
+    YAML::Node n = s.begin()->second;
+    std::string w = fmt::format("sources[{}].{}", index++, skind);
+    if (skind == "files") {
+      r.onlyKeys(n, w, {"roots", "patterns"});
+      files::FileSourceOptions o;
+      for (const auto& root2 : r.list(n, "roots", w)) o.roots.push_back(r.path(root2));
+      if (o.roots.empty()) r.fail(n, w, "'roots' is required: files are only read inside them");
+      if (!n["patterns"] || !n["patterns"].IsSequence()) r.fail(n, w, "'patterns' is required (a list of {glob, source})");
+      for (const auto& p : n["patterns"]) {
+        if (p.IsScalar()) o.patterns.push_back({r.path(p.as<std::string>()), ""});
+        else o.patterns.push_back({r.path(r.str(p, "glob", w, true)), r.str(p, "source", w)});
+      }
+      sources->push_back(std::make_unique<connectors::FileSource>(o));
+    } else if (skind == "loki") {
+      r.onlyKeys(n, w, {"url", "query", "tenant", "token_file", "user", "password_file", "node_label", "rank_label",
+                        "source_label", "limit", "timeout", "budget"});
+      loki::LokiOptions o;
+      o.url = env("ATTRIB_LOKI_URL", r.str(n, "url", w));
+      if (o.url.empty()) r.fail(n, w, "'url' is required (or ATTRIB_LOKI_URL)");
+      o.query = r.str(n, "query", w, false, o.query);
+      o.tenant = env("ATTRIB_LOKI_TENANT", r.str(n, "tenant", w));
+      o.bearerToken = r.secret(n, "token_file", w);
+      o.basicUser = r.str(n, "user", w);
+      o.basicPassword = r.secret(n, "password_file", w);
+      o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
+      o.rankLabel = r.str(n, "rank_label", w, false, o.rankLabel);
+      o.sourceLabel = r.str(n, "source_label", w, false, o.sourceLabel);
+      if (n["limit"]) o.limit = r.positive(n, "limit", w);
+      o.timeout = r.seconds(n, "timeout", w, 30);
+      o.budget = r.seconds(n, "budget", w, 300);
+      sources->push_back(std::make_unique<connectors::LokiSource>(o));
+    } else if (skind == "prometheus") {
+      r.onlyKeys(n, w, {"url", "node_label", "gpu_label", "step", "tenant", "token_file", "timeout", "budget"});
+      prometheus::PrometheusOptions o;
+      o.url = env("ATTRIB_PROMETHEUS_URL", r.str(n, "url", w));
+      if (o.url.empty()) r.fail(n, w, "'url' is required (or ATTRIB_PROMETHEUS_URL)");
+      o.metrics = metricNames;
+      o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
+      o.gpuLabel = r.str(n, "gpu_label", w, false, o.gpuLabel);
+      if (n["step"]) o.step = r.seconds(n, "step", w, 0).count() * 1'000'000;
+      o.tenant = r.str(n, "tenant", w);
+      o.bearerToken = r.secret(n, "token_file", w);
+      o.timeout = r.seconds(n, "timeout", w, 30);
+      o.budget = r.seconds(n, "budget", w, 120);
+      sources->push_back(std::make_unique<connectors::PrometheusSource>(o));
+    } else if (skind == "pod_logs") {
+      r.onlyKeys(n, w, {"in_cluster", "kubeconfig", "context", "server", "token_file", "namespace", "limit_bytes"});
+      kube::KubeConfig k = kubeConfig(r, n, w);
+      if (n["namespace"]) k.ns = r.str(n, "namespace", w);
+      kube::PodLogOptions o;
+      if (n["limit_bytes"]) o.limitBytes = r.positive(n, "limit_bytes", w);
+      sources->push_back(std::make_unique<connectors::PodLogSource>(k, o));
+    } else {
+      r.fail(s, w, fmt::format("unknown source '{}' (known: files, loki, prometheus, pod_logs)", skind));
+    }
+    kinds->push_back(skind);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> rulesFromEnvironment() {
@@ -176,6 +243,24 @@ bool blueprintRules(const std::string& path, std::vector<std::string>* rules, st
     *error = fmt::format("{}: {}", path, e.what());
     return false;
   }
+}
+
+bool loadSources(const std::string& path, const std::vector<std::string>& metricNames,
+                 std::vector<std::unique_ptr<connectors::EvidenceSource>>* sources, std::vector<std::string>* kinds,
+                 std::string* error) {
+  Reader r(path);
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    r.onlyKeys(root, "blueprint", {"rules", "context", "sources", "sinks", "window", "watch", "service"});
+    if (!root["sources"]) r.fail(root, "sources", "'sources' is required (a list of files, loki, prometheus, pod_logs)");
+    readSources(r, root, metricNames, sources, kinds);
+    return true;
+  } catch (const BlueprintError& e) {
+    *error = e.what();
+  } catch (const YAML::Exception& e) {
+    *error = fmt::format("{}: {}", path, e.what());
+  }
+  return false;
 }
 
 bool loadBlueprint(const std::string& path, const std::vector<std::string>& metricNames,
@@ -259,71 +344,9 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
     } else {
       r.fail(context, "context", fmt::format("unknown context '{}' (known: slurm, kueue, static)", kind));
     }
-    // Sources.
-    if (root["sources"] && !root["sources"].IsSequence()) r.fail(root["sources"], "sources", "must be a list");
-    size_t index = 0;
-    for (const auto& s : root["sources"]) {
-      if (!s.IsMap() || s.size() != 1) r.fail(s, fmt::format("sources[{}]", index), "give one of files, loki, prometheus, pod_logs");
-      std::string skind = s.begin()->first.as<std::string>();
-      YAML::Node n = s.begin()->second;
-      std::string w = fmt::format("sources[{}].{}", index++, skind);
-      if (skind == "files") {
-        r.onlyKeys(n, w, {"roots", "patterns"});
-        files::FileSourceOptions o;
-        for (const auto& root2 : r.list(n, "roots", w)) o.roots.push_back(r.path(root2));
-        if (o.roots.empty()) r.fail(n, w, "'roots' is required: files are only read inside them");
-        if (!n["patterns"] || !n["patterns"].IsSequence()) r.fail(n, w, "'patterns' is required (a list of {glob, source})");
-        for (const auto& p : n["patterns"]) {
-          if (p.IsScalar()) o.patterns.push_back({r.path(p.as<std::string>()), ""});
-          else o.patterns.push_back({r.path(r.str(p, "glob", w, true)), r.str(p, "source", w)});
-        }
-        out->sources.push_back(std::make_unique<connectors::FileSource>(o));
-      } else if (skind == "loki") {
-        r.onlyKeys(n, w, {"url", "query", "tenant", "token_file", "user", "password_file", "node_label", "rank_label",
-                          "source_label", "limit", "timeout", "budget"});
-        loki::LokiOptions o;
-        o.url = env("ATTRIB_LOKI_URL", r.str(n, "url", w));
-        if (o.url.empty()) r.fail(n, w, "'url' is required (or ATTRIB_LOKI_URL)");
-        o.query = r.str(n, "query", w, false, o.query);
-        o.tenant = env("ATTRIB_LOKI_TENANT", r.str(n, "tenant", w));
-        o.bearerToken = r.secret(n, "token_file", w);
-        o.basicUser = r.str(n, "user", w);
-        o.basicPassword = r.secret(n, "password_file", w);
-        o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
-        o.rankLabel = r.str(n, "rank_label", w, false, o.rankLabel);
-        o.sourceLabel = r.str(n, "source_label", w, false, o.sourceLabel);
-        if (n["limit"]) o.limit = r.positive(n, "limit", w);
-        o.timeout = r.seconds(n, "timeout", w, 30);
-        o.budget = r.seconds(n, "budget", w, 300);
-        out->sources.push_back(std::make_unique<connectors::LokiSource>(o));
-      } else if (skind == "prometheus") {
-        r.onlyKeys(n, w, {"url", "node_label", "gpu_label", "step", "tenant", "token_file", "timeout", "budget"});
-        prometheus::PrometheusOptions o;
-        o.url = env("ATTRIB_PROMETHEUS_URL", r.str(n, "url", w));
-        if (o.url.empty()) r.fail(n, w, "'url' is required (or ATTRIB_PROMETHEUS_URL)");
-        o.metrics = metricNames;
-        o.nodeLabel = r.str(n, "node_label", w, false, o.nodeLabel);
-        o.gpuLabel = r.str(n, "gpu_label", w, false, o.gpuLabel);
-        if (n["step"]) o.step = r.seconds(n, "step", w, 0).count() * 1'000'000;
-        o.tenant = r.str(n, "tenant", w);
-        o.bearerToken = r.secret(n, "token_file", w);
-        o.timeout = r.seconds(n, "timeout", w, 30);
-        o.budget = r.seconds(n, "budget", w, 120);
-        out->sources.push_back(std::make_unique<connectors::PrometheusSource>(o));
-      } else if (skind == "pod_logs") {
-        r.onlyKeys(n, w, {"in_cluster", "kubeconfig", "context", "server", "token_file", "namespace", "limit_bytes"});
-        kube::KubeConfig k = kubeConfig(r, n, w);
-        if (n["namespace"]) k.ns = r.str(n, "namespace", w);
-        kube::PodLogOptions o;
-        if (n["limit_bytes"]) o.limitBytes = r.positive(n, "limit_bytes", w);
-        out->sources.push_back(std::make_unique<connectors::PodLogSource>(k, o));
-      } else {
-        r.fail(s, w, fmt::format("unknown source '{}' (known: files, loki, prometheus, pod_logs)", skind));
-      }
-      out->sourceKinds.push_back(skind);
-    }
+    readSources(r, root, metricNames, &out->sources, &out->sourceKinds);
     // Sinks (default: stdout, JSON lines).
-    index = 0;
+    size_t index = 0;
     for (const auto& s : root["sinks"]) {
       std::string w = fmt::format("sinks[{}]", index++);
       if (!s.IsMap() || s.size() != 1) r.fail(s, w, "give one of stdout, sqlite");

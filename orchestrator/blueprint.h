@@ -62,6 +62,12 @@ struct BlueprintOverrides {
 bool loadBlueprint(const std::string& path, const std::vector<std::string>& metricNames,
                    const BlueprintOverrides& overrides, Blueprint* out, std::string* error);
 
+// The blueprint's `sources` alone, for `attrib serve --sources` (the other keys may be there and
+// are not read: a whole blueprint can serve). Errors as loadBlueprint's.
+bool loadSources(const std::string& path, const std::vector<std::string>& metricNames,
+                 std::vector<std::unique_ptr<connectors::EvidenceSource>>* sources, std::vector<std::string>* kinds,
+                 std::string* error);
+
 // The rules alone (to load them before the rest of the blueprint needs their metrics): the
 // blueprint's `rules` (a path or a list of paths, relative to the blueprint), unless
 // ATTRIB_RULES is set.

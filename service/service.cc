@@ -206,15 +206,18 @@ std::string Service::attribute(const evidence::Workload& workload, wire::Observa
   evidence.lines = std::move(observations.lines);
   evidence.metrics = std::move(observations.metrics);
   evidence.reports = std::move(observations.reports);
-  runtime::Verdict v = engine()->diagnose(std::move(evidence));
-  {
-    std::lock_guard<std::mutex> lock(metricsMu_);
-    ++verdicts_[v.outcomes.empty() ? "unknown" : v.outcomes[0].family];
-    bytesScanned_ += v.stats.bytesScanned;
-  }
+  runtime::Verdict v = diagnose(std::move(evidence));
   std::string text = runtime::toJson(v);
   if (out) *out = std::move(v);
   return text;
+}
+
+runtime::Verdict Service::diagnose(evidence::WorkloadEvidence evidence) {
+  runtime::Verdict v = engine()->diagnose(std::move(evidence));
+  std::lock_guard<std::mutex> lock(metricsMu_);
+  ++verdicts_[v.outcomes.empty() ? "unknown" : v.outcomes[0].family];
+  bytesScanned_ += v.stats.bytesScanned;
+  return v;
 }
 
 std::string Service::metricsText() {
@@ -363,6 +366,7 @@ void Service::routes() {
   });
   v1Routes();
   nodeRoutes();
+  recoveryRoutes();
 }
 
 // The reference product's V1 API, so its existing clients work unchanged:

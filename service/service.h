@@ -29,7 +29,9 @@
 #include "httpd/server.h"
 #include "runtime/engine.h"
 #include "service/endpoint.h"
+#include "service/evidence_collector.h"
 #include "service/in_flight.h"
+#include "service/recovery_adapter.h"
 #include "service/session_store.h"
 
 namespace attrib::service {
@@ -59,6 +61,9 @@ struct ServiceOptions {
   // this policy (docs/history.md); null: those routes answer 404.
   std::shared_ptr<history::HistoryReader> history;
   history::PolicyOptions historyPolicy;
+  // Where POST /v1/attribution (the NVIDIA Recovery adapter) finds evidence (null: only what is
+  // posted to its sessions); `attrib serve --sources` builds it from connectors.
+  std::shared_ptr<EvidenceCollector> collector;
 };
 
 // Settings that cannot work (zero or negative limits, timeouts, TTLs): the first one, named as
@@ -90,9 +95,11 @@ class Service {
   void routes();
   void v1Routes();
   void nodeRoutes();
+  void recoveryRoutes();  // recovery_routes.cc
   httpd::Admission admit(const httpd::Head& head);
   void record(const httpd::Exchange& e);
   std::string attribute(const evidence::Workload& workload, wire::Observations observations, runtime::Verdict* out = nullptr);
+  runtime::Verdict diagnose(evidence::WorkloadEvidence evidence);
   std::string metricsText();
   // The current rule set. A reload swaps it atomically; a request keeps the engine it started with.
   std::shared_ptr<const runtime::Engine> engine() const { return std::atomic_load(&engine_); }
@@ -100,6 +107,7 @@ class Service {
   std::shared_ptr<const runtime::Engine> engine_;
   ServiceOptions options_;
   std::shared_ptr<SessionStore> store_;
+  std::unique_ptr<RecoveryAdapter> recovery_;  // POST /v1/attribution; before the server goes, after
   InFlight inFlight_;
   httpd::Router<Route> router_;
   std::string openapi_;

@@ -1,5 +1,6 @@
 // Fuzzes the Service's request-parsing layer without the network: the first byte picks a
-// route's parser (workload.json, each observation format, the V1 observation, the bounded JSON
+// route's parser (workload.json, each observation format, the V1 observation, NVIDIA Recovery's
+// WorkloadAttributionRequest, the bounded JSON
 // parse with typed fields), the rest is the body. Invariants beyond "no crash, hang or leak":
 // nothing throws out of a parser (an exception here is a 500 in the Service), a refused body
 // leaves the observations untouched, and what json::parse accepts nests at most 64 deep.
@@ -10,6 +11,7 @@
 #include "evidence/workload_json.h"
 #include "json/bounded_parse.h"
 #include "json/field.h"
+#include "service/recovery_request.h"
 #include "wire/observations.h"
 
 namespace {
@@ -54,6 +56,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 5: {
         attrib::wire::Observations o;
         if (!attrib::wire::parseV1Observation(body, &o, &error) && !o.lines.empty()) std::abort();
+        break;
+      }
+      case 6: {
+        // NVIDIA Recovery's WorkloadAttributionRequest: a FieldError or a Failure (a 400), nothing else.
+        try {
+          (void)attrib::service::parseRecoveryRequest(body);
+        } catch (const attrib::json::FieldError&) {
+        } catch (const attrib::service::Failure&) {
+        }
         break;
       }
       default: {

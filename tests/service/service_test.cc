@@ -285,28 +285,32 @@ TEST(Service, TheOpenApiDocumentMatchesTheRoutesAndItsExamplesWork) {
       size_t at = concrete.find("{id}");
       if (at != std::string::npos) concrete.replace(at, 4, id);
       if (size_t n = concrete.find("{node}"); n != std::string::npos) concrete.replace(n, 6, "gpu-07");
-      std::string example = "";
+      std::vector<std::string> examples;  // `example`, or each of `examples` (their `value`)
       std::string type = "application/json";
       if (op.contains("requestBody")) {
         for (auto& [mime, content] : op["requestBody"]["content"].items()) {
           type = mime;
-          if (content.contains("example")) {
-            example = content["example"].is_string() ? content["example"].get<std::string>() : content["example"].dump();
-          }
+          auto text = [](const json& e) { return e.is_string() ? e.get<std::string>() : e.dump(); };
+          if (content.contains("example")) examples.push_back(text(content["example"]));
+          json named = content.value("examples", json::object());
+          for (auto& [name, e] : named.items()) examples.push_back(text(e["value"]));
         }
       }
-      httplib::Result r = method == "get" ? s.client().Get(concrete.c_str()) : s.client().Post(concrete, example, type);
-      ASSERT_TRUE(r) << method << " " << path;
-      EXPECT_EQ(r->body.find("no such route"), std::string::npos) << method << " " << path;
-      if (op.contains("requestBody")) {
-        EXPECT_LT(r->status, 300) << method << " " << path << ": the example is refused: " << r->body;
+      if (examples.empty()) examples.push_back("");
+      for (const auto& example : examples) {
+        httplib::Result r = method == "get" ? s.client().Get(concrete.c_str()) : s.client().Post(concrete, example, type);
+        ASSERT_TRUE(r) << method << " " << path;
+        EXPECT_EQ(r->body.find("no such route"), std::string::npos) << method << " " << path;
+        if (op.contains("requestBody")) {
+          EXPECT_LT(r->status, 300) << method << " " << path << ": the example is refused: " << r->body;
+        }
       }
     }
   }
   std::set<std::string> implemented = {
       "get /healthz", "get /readyz", "get /openapi.json", "get /metrics", "get /v1/rulesets", "post /v1/rulesets/reload",
       "post /v1/sessions", "get /v1/sessions/{id}", "post /v1/sessions/{id}/observations", "post /v1/sessions/{id}/attribute",
-      "post /v1/attribute", "post /latest/attributor", "post /latest/attributor/{id}/observation",
+      "post /v1/attribute", "post /v1/attribution", "post /latest/attributor", "post /latest/attributor/{id}/observation",
       "get /latest/attributor/{id}/attribution", "get /v1/nodes", "get /v1/nodes/{node}/history"};
   EXPECT_EQ(documented, implemented);
 }

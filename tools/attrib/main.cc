@@ -34,6 +34,7 @@
 #include "tools/attrib/node_commands.h"
 #include "tools/attrib/report_commands.h"
 #include "tools/attrib/rule_set.h"
+#include "tools/attrib/source_collector.h"
 #include "tools/attrib/token_file.h"
 
 namespace {
@@ -290,6 +291,7 @@ struct ServeOptions {
   std::string historyDb;  // GET /v1/nodes... (docs/history.md)
   attrib::tools::PolicyFlags historyPolicy;
   std::string sessions = "memory";  // or postgres:CONNINFO
+  std::string sources;  // a blueprint whose `sources` POST /v1/attribution collects from
 };
 
 
@@ -333,6 +335,15 @@ int runServe(const ServeOptions& options) {
   if (!engine) {
     printError(error);
     return kExitError;
+  }
+  if (!options.sources.empty()) {
+    std::vector<std::unique_ptr<attrib::connectors::EvidenceSource>> sources;
+    std::vector<std::string> kinds;
+    if (!attrib::orchestrator::loadSources(options.sources, engine->bundle().program.metricNames(), &sources, &kinds, &error)) {
+      printError(error);
+      return kExitError;
+    }
+    serviceOptions.collector = std::make_shared<attrib::tools::SourceCollector>(std::move(sources), std::move(kinds));
   }
   static std::mutex logMu;
   serviceOptions.accessLog = [](const std::string& line) {
@@ -468,6 +479,8 @@ int main(int argc, char** argv) {
   serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
   serveCmd->add_option("--history-db", serve.historyDb, "Serve GET /v1/nodes... from this SQLite verdict database");
   attrib::tools::addPolicyFlags(serveCmd, serve.historyPolicy);
+  serveCmd->add_option("--sources", serve.sources,
+                       "A blueprint whose sources (files, loki, prometheus, pod_logs) POST /v1/attribution collects from");
 
   attrib::tools::ReportCommandOptions report;
   CLI::App* reportCmd = app.add_subcommand("report", "Write the HTML report of a verdict (docs/report.md)");
