@@ -69,8 +69,10 @@ std::string records(const wire::Observations& o) {
   return out;
 }
 
+// Not "overloaded" (the 503's own code): retrying helps only once the database is back.
 StoreStatus unavailable(const pg::Error& e) {
-  return {503, "the session store (PostgreSQL) failed: " + e.message + (e.sqlstate.empty() ? "" : " (SQLSTATE " + e.sqlstate + ")")};
+  return {503, "the session store (PostgreSQL) failed: " + e.message + (e.sqlstate.empty() ? "" : " (SQLSTATE " + e.sqlstate + ")"),
+          "session_store_unavailable"};
 }
 
 std::string ttlSeconds(std::chrono::seconds ttl) { return std::to_string(ttl.count()); }

@@ -65,7 +65,7 @@ void check(const StoreStatus& s) {
   if (s) return;
   std::vector<httpd::Header> headers;
   if (s.status == 507 || s.status == 429) headers.push_back({"Retry-After", "5"});
-  throw Failure(s.status, s.message, std::move(headers));
+  throw Failure(s.status, s.message, std::move(headers), s.code);
 }
 
 // Session ids are 32 hex digits; anything else names no session.

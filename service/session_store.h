@@ -36,8 +36,12 @@ struct SessionCounts {
 
 // The outcome of a store call: 0 = done, else an HTTP status and why.
 struct StoreStatus {
+  StoreStatus() = default;
+  StoreStatus(int status, std::string message, std::string code = "")
+      : status(status), message(std::move(message)), code(std::move(code)) {}
   int status = 0;
   std::string message;
+  std::string code;  // the error body's code when the status's own would mislead ("" for it)
   explicit operator bool() const { return status == 0; }
 };
 

@@ -291,6 +291,40 @@ TEST_F(PostgresSessions, ConcurrentSweepersRemoveEachExpiredSessionOnceAndKeepUs
       << "the totals are the sum of what is stored";
 }
 
+// The database failing under a running replica: the client is told the session store failed,
+// with its own code (not "overloaded", which asks it to retry at once), and what was stored
+// before stays whole for when the database is back.
+TEST_F(PostgresSessions, AStoreThatFailsUnderTheServiceIsA503SayingSoAndKeepsWhatItHad) {
+  auto a = replica(store());
+  httpd::Response created = a->call("POST", "/v1/sessions", kWorkload);
+  ASSERT_EQ(created.status, 201) << created.body;
+  std::string base = "/v1/sessions/" + json::parse(created.body)["id"].get<std::string>();
+  ASSERT_EQ(a->call("POST", base + "/observations", ncclLines()).status, 200);
+  const int64_t before = scalar("SELECT count(*) FROM attrib_session_appends");
+  auto alter = [&](const std::string& sql) {
+    pg::Error e;
+    auto c = pg::Connection::open(server_->url(db_), &e);
+    ASSERT_TRUE(c) << e.message;
+    pg::Result r = c->exec(sql);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+  };
+  alter("ALTER TABLE attrib_session_appends RENAME TO attrib_session_appends_away");
+  httpd::Response failed = a->call("POST", base + "/observations", xidLine());
+  EXPECT_EQ(failed.status, 503) << failed.body;
+  EXPECT_EQ(json::parse(failed.body)["error"]["code"], "session_store_unavailable") << failed.body;
+  EXPECT_NE(json::parse(failed.body)["error"]["message"].get<std::string>().find("the session store (PostgreSQL) failed"),
+            std::string::npos)
+      << failed.body;
+  EXPECT_EQ(failed.body.find(server_->password()), std::string::npos);
+  alter("ALTER TABLE attrib_session_appends_away RENAME TO attrib_session_appends");
+  EXPECT_EQ(scalar("SELECT count(*) FROM attrib_session_appends"), before);
+  // Back: the session goes on and its verdict holds what was kept.
+  ASSERT_EQ(a->call("POST", base + "/observations", xidLine()).status, 200);
+  httpd::Response verdict = a->call("POST", base + "/attribute", "");
+  ASSERT_EQ(verdict.status, 200) << verdict.body;
+  EXPECT_EQ(json::parse(verdict.body)["root_cause"]["symptom"], "gpu.xid.xid79") << verdict.body;
+}
+
 TEST_F(PostgresSessions, AnUnreachableDatabaseIsAOneLineErrorAndANewerSchemaIsRefused) {
   std::string error;
   int closed = testing::freeLoopbackPort();
