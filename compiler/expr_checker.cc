@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/builtins.h"
 #include "compiler/check_internal.h"
 #include "compiler/regex_check.h"
 #include "compiler/vocabulary.h"
@@ -319,9 +320,8 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
   static const std::vector<std::string> setAggregates = {"count", "exists", "first",  "last",   "distinct",
                                                          "min_by", "max_by", "median", "percentile"};
   static const std::vector<std::string> windowAggregates = {"avg", "min", "max", "sum", "rate", "delta"};
-  static const std::vector<std::string> scalars = {"int",      "float",       "string",    "abs", "len", "lower",
-                                                   "contains", "starts_with", "ends_with", "min", "max"};
-  bool isWindow = contains(windowAggregates, fn) && (e.over || !contains(scalars, fn));
+  const Builtin* builtin = findBuiltin(fn);  // the scalar functions (compiler/builtins.h)
+  bool isWindow = contains(windowAggregates, fn) && (e.over || !builtin);
   if (e.over && !isWindow) {
     sink_.report(DiagKind::WindowMisuse, e.overRange,
                  fmt::format("'over' gives a time window to avg, min, max, sum, rate or delta, not to {}()", fn));
@@ -459,10 +459,10 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     return Type::of(TypeKind::Float);
   }
 
-  if (!contains(scalars, fn)) {
+  if (!builtin) {
     std::vector<std::string> all = setAggregates;
     all.insert(all.end(), windowAggregates.begin(), windowAggregates.end());
-    all.insert(all.end(), scalars.begin(), scalars.end());
+    for (const auto& b : builtins()) all.emplace_back(b.name);
     sink_.report(DiagKind::UnknownFunction, e.name.parts[0].range,
                  fmt::format("unknown function '{}'{}", fn, didYouMean(fn, all)));
     for (auto& a : e.args)
@@ -478,26 +478,8 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     mismatch(*e.args[i].value, fmt::format("{}() needs {}, not {}", fn, what, args[i].withArticle()));
     return false;
   };
-  if (fn == "int" || fn == "float") {
-    if (!arity(1) || !want(0, args[0].isNumeric() || args[0].is(TypeKind::String), "a number or a string"))
-      return Type::error();
-    return Type::of(fn == "int" ? TypeKind::Int : TypeKind::Float);
-  }
-  if (fn == "string") {
-    if (!arity(1) || !want(0, scalar(args[0]), "a scalar value")) return Type::error();
-    return Type::of(TypeKind::String);
-  }
-  if (fn == "abs") {
-    if (!arity(1) || !want(0, args[0].isNumeric() || args[0].is(TypeKind::Duration), "a number or a duration"))
-      return Type::error();
-    return args[0];
-  }
-  if (fn == "len" || fn == "lower") {
-    if (!arity(1) || !want(0, args[0].is(TypeKind::String), "a string")) return Type::error();
-    return Type::of(fn == "len" ? TypeKind::Int : TypeKind::String);
-  }
-  if (fn == "min" || fn == "max") {
-    if (!arity(2)) return Type::error();
+  if (!arity(builtin->arity)) return Type::error();
+  if (builtin->result == BuiltinResult::Ordered) {  // min, max: the two arguments together
     if (args[0].isNumeric() && args[1].isNumeric()) {
       return args[0].is(TypeKind::Float) || args[1].is(TypeKind::Float) ? Type::of(TypeKind::Float)
                                                                         : Type::of(TypeKind::Int);
@@ -506,12 +488,28 @@ Type ExprChecker::callType(Expr& e, Scope& scope) {
     return mismatch(e, fmt::format("{}() of {} and {}: both must be numbers, times or durations", fn,
                                    args[0].withArticle(), args[1].withArticle()));
   }
-  // contains, starts_with, ends_with
-  if (!arity(2) || !want(0, args[0].is(TypeKind::String), "a string") ||
-      !want(1, args[1].is(TypeKind::String), "a string")) {
-    return Type::error();
+  auto accepts = [&](BuiltinArg kind, const Type& t) {
+    switch (kind) {
+      case BuiltinArg::NumberOrString: return t.isNumeric() || t.is(TypeKind::String);
+      case BuiltinArg::Scalar: return scalar(t);
+      case BuiltinArg::NumberOrDuration: return t.isNumeric() || t.is(TypeKind::Duration);
+      case BuiltinArg::String: return t.is(TypeKind::String);
+      case BuiltinArg::Ordered: return false;  // handled above
+    }
+    return false;
+  };
+  for (size_t i = 0; i < builtin->arity; ++i) {
+    if (!want(i, accepts(builtin->args[i], args[i]), builtinArgText(builtin->args[i]))) return Type::error();
   }
-  return Type::of(TypeKind::Bool);
+  switch (builtin->result) {
+    case BuiltinResult::Int: return Type::of(TypeKind::Int);
+    case BuiltinResult::Float: return Type::of(TypeKind::Float);
+    case BuiltinResult::String: return Type::of(TypeKind::String);
+    case BuiltinResult::Bool: return Type::of(TypeKind::Bool);
+    case BuiltinResult::SameAsArgument: return args[0];
+    case BuiltinResult::Ordered: break;  // handled above
+  }
+  return Type::error();
 }
 
 bool ExprChecker::comparable(const Type& a, const Type& b) {

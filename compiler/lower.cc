@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/builtins.h"
+
 namespace attrib {
 namespace {
 
@@ -467,11 +469,6 @@ class Lowerer {
     static const std::map<std::string, ir::Op> windows = {
         {"avg", ir::Op::WindowAvg}, {"min", ir::Op::WindowMin}, {"max", ir::Op::WindowMax},
         {"sum", ir::Op::WindowSum}, {"rate", ir::Op::WindowRate}, {"delta", ir::Op::WindowDelta}};
-    static const std::map<std::string, ir::Op> scalars = {
-        {"int", ir::Op::ToInt},         {"float", ir::Op::ToFloat},       {"string", ir::Op::ToString},
-        {"abs", ir::Op::Abs},           {"len", ir::Op::Len},             {"lower", ir::Op::Lower},
-        {"contains", ir::Op::Contains}, {"starts_with", ir::Op::StartsWith}, {"ends_with", ir::Op::EndsWith},
-        {"min", ir::Op::Min},           {"max", ir::Op::Max}};
     if (auto it = aggregates.find(fn); it != aggregates.end()) {
       const ast::CallArg& arg = e.args[0];
       ir::Expr agg = node(it->second, irType(e.type));
@@ -505,7 +502,7 @@ class Lowerer {
     }
     std::vector<ir::Expr> operands;
     for (const auto& a : e.args) operands.push_back(expr(*a.value, frame));
-    return node(scalars.at(fn), irType(e.type), std::move(operands));
+    return node(findBuiltin(fn)->op, irType(e.type), std::move(operands));  // checked: a scalar built-in
   }
 
   const Compilation& c_;

@@ -1,8 +1,9 @@
 // The attribution phases over one workload's evidence:
 //   extraction (log instances come from LogScanner; metric and scheduler instances here)
-//   -> filtering (filters, in declaration order)
+//   -> filtering (filters, in declaration order) -> derivation (`on ranks`, `on nodes`)
 //   -> refinement (rules by phase: early, main, final; `explain` links consequences to causes)
 //   -> root selection -> outcomes -> post-outcome rules -> the verdict.
+// One file per phase over a shared state: runtime/attribution_run.h.
 // Deterministic: instances are ordered by (time, sequence) before any phase runs.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "runtime/bundle.h"
 #include "runtime/compiled_predicates.h"
 #include "runtime/instance.h"
+#include "runtime/join_plan.h"
 #include "runtime/regex_table.h"
 #include "runtime/evidence_types.h"
 #include "runtime/verdict.h"
@@ -36,20 +38,25 @@ struct AttributionLimits {
   bool planJoins = true;
 };
 
+// Built once per rule set (Engine holds one): it plans every rule's join then, so an
+// attribution only reads the plans. Immutable; attribute() is safe to call from many threads.
 class Attributor {
  public:
   // `regexes` and `compiled` (null: interpret every predicate) must have been built from
   // `bundle`'s program.
   Attributor(std::shared_ptr<const Bundle> bundle, std::shared_ptr<const RegexTable> regexes,
-             std::shared_ptr<const CompiledPredicates> compiled = nullptr)
-      : bundle_(std::move(bundle)), regexes_(std::move(regexes)), compiled_(std::move(compiled)) {}
+             std::shared_ptr<const CompiledPredicates> compiled = nullptr);
 
   Verdict attribute(Evidence evidence, const AttributionLimits& limits = {}) const;
+
+  // The join plan of rule `r` (runtime/join_plan.h), as attribute() uses it.
+  const JoinPlan& plan(size_t r) const { return plans_[r]; }
 
  private:
   std::shared_ptr<const Bundle> bundle_;
   std::shared_ptr<const RegexTable> regexes_;
   std::shared_ptr<const CompiledPredicates> compiled_;
+  std::vector<JoinPlan> plans_;  // by rule
 };
 
 }  // namespace attrib::runtime

@@ -17,6 +17,7 @@ std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Bundle> bundl
   engine->bundle_ = std::move(bundle);
   engine->regexes_ = std::move(regexes);
   engine->compiled_ = std::move(compiled);
+  engine->attributor_ = std::make_unique<const Attributor>(engine->bundle_, engine->regexes_, engine->compiled_);
   engine->evaluator_ = std::move(evaluator);
   if (!engine->compiled_) engine->evaluator_.name = "interpreter";
   return engine;
@@ -49,7 +50,7 @@ Verdict Engine::diagnose(WorkloadEvidence input, const DiagnoseOptions& options)
   evidence.bytesScanned = scanned.bytes;
   evidence.scanMs =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-  Verdict verdict = Attributor(bundle_, regexes_, compiled_).attribute(std::move(evidence), options.limits);
+  Verdict verdict = attributor_->attribute(std::move(evidence), options.limits);
   // A verdict no rule explains still says where to look (never as a cause).
   if (verdict.outcomes.empty()) verdict.candidates = scanned.telling.best(kCandidates);
   verdict.stats.evaluator = evaluator_.name;

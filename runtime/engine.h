@@ -32,6 +32,7 @@ class Engine {
 
   const Bundle& bundle() const { return *bundle_; }
   const EvaluatorInfo& evaluator() const { return evaluator_; }
+  const Attributor& attributor() const { return *attributor_; }
   Verdict diagnose(WorkloadEvidence evidence, const DiagnoseOptions& options = {}) const;
 
  private:
@@ -39,6 +40,7 @@ class Engine {
   std::shared_ptr<const Bundle> bundle_;
   std::shared_ptr<const RegexTable> regexes_;
   std::shared_ptr<const CompiledPredicates> compiled_;
+  std::unique_ptr<const Attributor> attributor_;  // over the three above; plans made once
   EvaluatorInfo evaluator_;
 };
 

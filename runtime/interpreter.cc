@@ -195,7 +195,7 @@ bool Interpreter::test(const ir::Expr& e, EvalContext& ctx) {
   return v.type == Type::Bool && v.i != 0;
 }
 
-Value Interpreter::field(const Instance& inst, ir::Field f, const ir::Program& program) {
+Value fieldValue(const Instance& inst, ir::Field f, const ir::Program& program) {
   using F = ir::Field;
   auto str = [](const std::string& s) { return s.empty() ? null() : text(s); };
   switch (f) {
@@ -317,7 +317,7 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
   Value refKey;
   if (e.sameKey) {
     if (!reference) return emptyResult();
-    refKey = field(*reference, e.field, program);
+    refKey = fieldValue(*reference, e.field, program);
     if (refKey.isNull()) return emptyResult();
   }
   bool keyed = e.op == Op::MinBy || e.op == Op::MaxBy || e.op == Op::Percentile;
@@ -345,7 +345,7 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
       const Instance& inst = all[idx];
       if (inst.filtered) continue;
       if (e.sameKey) {
-        Value key = field(inst, e.field, program);
+        Value key = fieldValue(inst, e.field, program);
         if (key.isNull() || compare(Op::Eq, key, refKey).i == 0) continue;
       }
       if (e.hasWhere || keyed) ctx.slots[e.slot] = &inst;
@@ -379,7 +379,7 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
       if (e.op == Op::Exists) break;
       if (e.op == Op::Distinct) {
         const std::string* c = e.name.empty() ? nullptr : inst.capture(e.name);
-        Value v = e.name.empty() ? field(inst, e.counted, program) : c ? text(*c) : null();
+        Value v = e.name.empty() ? fieldValue(inst, e.counted, program) : c ? text(*c) : null();
         if (v.type == Type::String) distinctStrings.emplace(v.s);
         else if (!v.isNull()) distinctInts.insert(v.i);
       }
@@ -533,7 +533,7 @@ Value Interpreter::eval(const ir::Expr& e, EvalContext& ctx) {
     case Op::FieldOf: {
       Value of = eval(e.operands[0], ctx);
       if (!of.instance) return null();
-      return field(*of.instance, e.field, *ctx.program);
+      return fieldValue(*of.instance, e.field, *ctx.program);
     }
     case Op::CaptureOf: {
       Value of = eval(e.operands[0], ctx);
@@ -602,7 +602,7 @@ Value Interpreter::eval(const ir::Expr& e, EvalContext& ctx) {
       Value key;
       for (int32_t i = 0; i < ctx.bindings; ++i) {
         if (!ctx.slots[i]) return boolean(false);
-        Value k = field(*ctx.slots[i], e.field, *ctx.program);
+        Value k = fieldValue(*ctx.slots[i], e.field, *ctx.program);
         if (k.isNull()) return boolean(false);
         if (i == 0) key = k;
         else if (compare(Op::Eq, key, k).i == 0) return boolean(false);

@@ -98,7 +98,6 @@ class Interpreter {
   Value aggregate(const ir::Expr& e, EvalContext& ctx);
   Value window(const ir::Expr& e, EvalContext& ctx);
   Value call(const ir::Expr& e, EvalContext& ctx);
-  Value field(const Instance& inst, ir::Field f, const ir::Program& program);
   std::string_view keep(std::string s);
 
   // Strings computed during one evaluation (lower(), string()); cleared by test().
@@ -111,6 +110,9 @@ std::string formatDuration(int64_t nanos);
 // The pieces of the semantics that the interpreter and the JIT's helpers share, so that the
 // two cannot drift apart on them.
 Value workloadValue(ir::WorkloadField f, const Workload& w);  // s points into `w`
+// An instance's field, null when missing (an empty node, gpu, source...; no rank): what
+// `x.F` reads, and what the join plans' key matching hashes. s points into `inst`/`program`.
+Value fieldValue(const Instance& inst, ir::Field f, const ir::Program& program);
 bool parseIntText(std::string_view s, int64_t* out);          // int("42"), strict
 bool parseFloatText(std::string_view s, double* out);         // float("1.5"), strict
 // string() of a Bool, Int, Float, Duration, Time or State value; empty for other types.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "runtime/interpreter.h"
+
 namespace attrib::runtime {
 namespace {
 
@@ -92,16 +94,11 @@ std::optional<std::pair<ir::Field, std::pair<int32_t, int32_t>>> keyEquality(con
   return std::make_pair(l.field, std::make_pair(std::min(a, b), std::max(a, b)));
 }
 
-std::string durationText(int64_t ns) {
-  const char* sign = ns < 0 ? "- " : "+ ";
-  uint64_t v = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  if (v == 0) return "";
-  struct Unit { uint64_t ns; const char* name; };
-  for (Unit u : {Unit{86'400'000'000'000ULL, "d"}, Unit{3'600'000'000'000ULL, "h"}, Unit{60'000'000'000ULL, "m"},
-                 Unit{1'000'000'000ULL, "s"}, Unit{1'000'000ULL, "ms"}}) {
-    if (v % u.ns == 0) return fmt::format(" {}{}{}", sign, v / u.ns, u.name);
-  }
-  return fmt::format(" {}{}ns", sign, v);
+// " + 30m", " - 1m" (formatDuration's form, the language's), "" for no offset.
+std::string offsetText(int64_t ns) {
+  if (ns == 0) return "";
+  std::string d = formatDuration(ns);
+  return d[0] == '-' ? " - " + d.substr(1) : " + " + d;
 }
 
 }  // namespace
@@ -159,7 +156,7 @@ std::vector<std::string> describePlan(const ir::Program& program, const ir::Rule
     if (p.key) line += fmt::format("; {} of binding {} (hash)", ir::fieldName(p.key->field), p.key->anchor + 1);
     if (p.window) {
       line += fmt::format("; time in [binding {} time{}, binding {} time{}] (binary search)", p.window->anchor + 1,
-                          durationText(p.window->lo), p.window->anchor + 1, durationText(p.window->hi));
+                          offsetText(p.window->lo), p.window->anchor + 1, offsetText(p.window->hi));
     } else if (b > 0 && !p.key) {
       line += "; every candidate";
     }

@@ -12,6 +12,7 @@
 #include "compiler/bundle_writer.h"
 #include "compiler/compilation.h"
 #include "compiler/diagnostic_render.h"
+#include "driver/engine_build.h"
 #include "runtime/bundle.h"
 #include "runtime/engine.h"
 #include "tests/runtime/engine_util.h"
@@ -58,12 +59,14 @@ std::string deterministic(runtime::Verdict v) {
 TEST(JitVerdicts, EveryExampleAndScenarioIsByteIdenticalWithAndWithoutTheJit) {
   JitReport report;
   std::string error;
-  auto compiled = compilePredicates(stdlib()->program, {}, &report, &error);
-  ASSERT_TRUE(compiled) << error;
+  driver::EngineOptions jit;
+  jit.requireJit = true;
+  jit.jitReport = &report;
+  auto jitted = driver::engineFromBundle(stdlib(), jit, &error);
+  ASSERT_TRUE(jitted) << error;
   EXPECT_GT(report.predicates, 100u);
-  auto jitted = runtime::Engine::create(stdlib(), &error, compiled, {"jit", ""});
-  auto interpreted = runtime::Engine::create(stdlib(), &error);
-  ASSERT_TRUE(jitted && interpreted) << error;
+  auto interpreted = driver::engineFromBundle(stdlib(), {}, &error);
+  ASSERT_TRUE(interpreted) << error;
   auto dirs = workloadDirs();
   ASSERT_GE(dirs.size(), 50u) << "the examples and the accuracy suite should all be here";
   for (const auto& dir : dirs) {
@@ -271,10 +274,10 @@ outcome edge "Edge" {
   auto engine = testing::engineFor(rules);
   ASSERT_TRUE(engine);
   std::string error;
-  auto compiled = compilePredicates(engine->bundle().program, {}, nullptr, &error);
-  ASSERT_TRUE(compiled) << error;
   auto bundle = std::shared_ptr<const runtime::Bundle>(std::shared_ptr<const runtime::Engine>(engine), &engine->bundle());
-  auto jitted = runtime::Engine::create(bundle, &error, compiled, {"jit", ""});
+  driver::EngineOptions jit;
+  jit.requireJit = true;
+  auto jitted = driver::engineFromBundle(bundle, jit, &error);
   ASSERT_TRUE(jitted) << error;
   evidence::WorkloadEvidence ev;
   ev.workload.nodes = {"n1", "n2"};

@@ -3,7 +3,7 @@
 
 The layers (DEVELOPERS.md, "Layers"), lowest first: json (bounded parsing, typed fields),
 httpd (the HTTP server) and pg (libpq) depend on no attrib library; ir and evidence are the types every layer
-shares; compiler, runtime and jit work on them; connectors, sinks, report and wire sit on those; service
+shares; compiler, runtime and jit work on them; driver turns rules into an engine with them; connectors, sinks, report and wire sit on those; service
 and orchestrator are the applications' libraries; tools/ (the command lines), tests/ and bench/
 may use anything. A library may depend only on the ones listed for it below. Checked two ways:
 every `#include "DIR/..."` of a library's sources, and every attrib_* library its CMakeLists.txt
@@ -24,6 +24,7 @@ ALLOWED = {
     "compiler": {"ir"},
     "runtime": {"evidence", "ir", "json"},
     "jit": {"runtime", "evidence", "ir", "json"},
+    "driver": {"compiler", "jit", "runtime", "evidence", "ir", "json"},
     "connectors": {"evidence", "ir", "json"},
     "history": {"runtime", "evidence", "ir", "json"},
     "sinks": {"pg", "history", "runtime", "evidence", "ir", "json"},

@@ -10,7 +10,7 @@
 #include <set>
 #include <tuple>
 
-#include "jit/jit_compiler.h"
+#include "driver/engine_build.h"
 #include "runtime/interpreter.h"
 #include "runtime/verdict.h"
 #include "tests/runtime/engine_util.h"
@@ -359,10 +359,10 @@ TEST(DerivedSymptoms, MemoisedAggregatesAgreeCompiledAndInterpreted) {
   const std::vector<int64_t> expected = {2};
 
   std::string error;
-  auto compiled = jit::compilePredicates(engine->bundle().program, {}, nullptr, &error);
-  ASSERT_TRUE(compiled) << error;
   auto bundle = std::shared_ptr<const runtime::Bundle>(engine, &engine->bundle());
-  auto jitted = runtime::Engine::create(bundle, &error, compiled, {"jit", ""});
+  driver::EngineOptions jit;
+  jit.requireJit = true;
+  auto jitted = driver::engineFromBundle(bundle, jit, &error);
   ASSERT_TRUE(jitted) << error;
 
   for (const runtime::Engine* e : {engine.get(), jitted.get()}) {

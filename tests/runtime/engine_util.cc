@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/bundle_writer.h"
 #include "compiler/compilation.h"
 #include "compiler/diagnostic_render.h"
 #include "compiler/literals.h"
+#include "driver/engine_build.h"
 #include "runtime/bundle.h"
 
 namespace attrib::testing {
@@ -19,14 +19,8 @@ std::shared_ptr<const runtime::Engine> engineOf(Compilation& c, const Diagnostic
     if (d.severity == Severity::Error) ADD_FAILURE() << renderText(d, c.sources());
   }
   if (sink.errorCount()) return nullptr;
-  BundleResult built = buildBundle(c, name, "test");
-  EXPECT_TRUE(built.ok) << built.error;
-  if (bundleBytes) *bundleBytes = built.bytes;
   std::string error;
-  auto bundle = runtime::loadBundle(built.bytes, &error);
-  EXPECT_TRUE(bundle) << error;
-  if (!bundle) return nullptr;
-  auto engine = runtime::Engine::create(bundle, &error);
+  auto engine = driver::engineFromCompilation(c, name, "test", {}, &error, bundleBytes);
   EXPECT_TRUE(engine) << error;
   return engine;
 }

@@ -81,6 +81,14 @@ rule r4 { when t.* as a, t.* as b, t.* as c where c.gpu == a.gpu and b.rank == c
   ASSERT_TRUE(p4.bindings[2].key);
   EXPECT_EQ(p4.bindings[2].key->anchor, 0);  // the first equality names it
   EXPECT_EQ(p4.bindings[2].key->field, ir::Field::Gpu);
+
+  // The engine planned every rule once when it was built: the plans it runs are these.
+  for (size_t r = 0; r < program.rules.size(); ++r) {
+    const ir::Rule& rule = program.rules[r];
+    EXPECT_EQ(runtime::describePlan(program, rule, engine->attributor().plan(r)),
+              runtime::describePlan(program, rule, runtime::planJoin(program, rule)))
+        << rule.name;
+  }
 }
 
 // 40,000 routine link-up lines beside one link failure: the pair walk stops at the cap (and says

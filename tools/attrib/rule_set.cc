@@ -17,7 +17,7 @@
 #include "compiler/diagnostic_render.h"
 #include "ir/codec.h"
 #include "ir/sha256.h"
-#include "jit/jit_compiler.h"
+#include "driver/engine_build.h"
 #include "jit/object_cache.h"
 #include "orchestrator/blueprint.h"
 #include "runtime/bundle.h"
@@ -35,25 +35,13 @@ constexpr std::string_view kRulesCacheFormat = "attrib-rules-cache-1";
 
 std::shared_ptr<const runtime::Engine> engineFrom(std::string_view bytes, const std::string& what,
                                                   const RuleSetOptions& options, std::string* error) {
+  driver::EngineOptions engine;
+  engine.jit = options.jit;
+  engine.jitCacheDir = options.jitCacheDir;
   std::string why;
-  auto bundle = runtime::loadBundle(bytes, &why);
-  if (!bundle) {
-    *error = fmt::format("{}: {}", what, why);
-    return nullptr;
-  }
-  std::shared_ptr<const runtime::CompiledPredicates> compiled;
-  runtime::EvaluatorInfo evaluator;
-  if (options.jit) {
-    jit::JitOptions jitOptions;
-    jitOptions.cacheDir = options.jitCacheDir;
-    std::string jitError;
-    compiled = jit::compilePredicates(bundle->program, jitOptions, nullptr, &jitError);
-    if (compiled) evaluator.name = "jit";
-    else evaluator.fallbackReason = "the JIT is unavailable: " + jitError;
-  }
-  auto engine = runtime::Engine::create(bundle, &why, std::move(compiled), std::move(evaluator));
-  if (!engine) *error = fmt::format("{}: {}", what, why);
-  return engine;
+  auto built = driver::engineFromBytes(bytes, engine, &why);
+  if (!built) *error = fmt::format("{}: {}", what, why);
+  return built;
 }
 
 // The GNU build id of this executable: it changes whenever the compiler inside it does, which

@@ -8,6 +8,7 @@
 #include "attribc_version.h"
 #include "compiler/bundle_writer.h"
 #include "compiler/compilation.h"
+#include "driver/engine_build.h"
 #include "runtime/bundle.h"
 #include "tools/attribc/commands.h"
 #include "tools/attribc/output.h"
@@ -21,13 +22,7 @@ namespace fs = std::filesystem;
 
 // The engine of a checked compilation, or nullptr with `error`.
 std::shared_ptr<const runtime::Engine> engineOf(const Compilation& compilation, std::string* error) {
-  BundleResult built = buildBundle(compilation, {"test", "0.0.0"}, ATTRIB_VERSION);
-  if (!built.ok) {
-    *error = built.error;
-    return nullptr;
-  }
-  std::shared_ptr<const runtime::Bundle> bundle = runtime::loadBundle(built.bytes, error);
-  return bundle ? runtime::Engine::create(bundle, error) : nullptr;
+  return driver::engineFromCompilation(compilation, {"test", "0.0.0"}, ATTRIB_VERSION, {}, error);
 }
 
 // The same files up to `layer`, compiled without the layers above: what a lower layer's test
