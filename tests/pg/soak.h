@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -212,11 +212,17 @@ inline SoakResult runSoak(PostgresServer& server, const std::string& db, const s
   }
   result.workloadsWithSession = static_cast<int64_t>(sessionsOf.size());
   std::map<std::string, int> printed;
-  // An attribution's line (runner.cc): "ID: OUTCOME [FAMILY] CONFIDENCE"; a failure's differs.
-  std::regex line(R"(attrib run: (static/w\d{5}): \S+ \[[^\]\n]+\] \d\.\d\d\n)");
   for (int w = 0; w < o.workers; ++w) {
-    std::string log = readAll(dir / ("worker" + std::to_string(w) + ".log"));
-    for (std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it) ++printed[(*it)[1]];
+    std::istringstream log(readAll(dir / ("worker" + std::to_string(w) + ".log")));
+    // An attribution's line (runner.cc): "attrib run: ID: OUTCOME [FAMILY] CONFIDENCE"; a
+    // failure's has no "[FAMILY] 0.95" at its end.
+    const std::string prefix = "attrib run: static/w";
+    for (std::string l; std::getline(log, l);) {
+      if (l.rfind(prefix, 0) != 0 || l.size() < 40) continue;
+      size_t open = l.rfind(" [");
+      bool attributed = open != std::string::npos && l.size() >= 6 && l[l.size() - 6] == ']' && l[l.size() - 3] == '.';
+      if (attributed) ++printed[l.substr(12, l.find(':', 12) - 12)];
+    }
   }
   for (const auto& [id, n] : printed) {
     result.printed += n;
