@@ -1,5 +1,7 @@
 #include "compiler/scan_form.h"
 
+#include <algorithm>
+#include <cctype>
 #include <string_view>
 #include <vector>
 
@@ -174,6 +176,86 @@ std::vector<std::string_view> alternatives(std::string_view s) {
   return out;
 }
 
+// Whether a top-level element is a run of any characters: `.` repeated without an upper bound
+// (`.*`, `.+`, `.*?`, `.{2,}`). Hyperscan keeps state for such a run from every place its
+// left part matched to the end of the line, which on common left parts (`step N |`) costs more
+// than all other patterns together.
+bool isDotRun(std::string_view s, const Element& e) {
+  if (e.end - e.begin < 2 || s[e.begin] != '.') return false;
+  std::string_view q = s.substr(e.begin + 1, e.end - e.begin - 1);
+  if (q[0] == '*' || q[0] == '+') return true;
+  return q[0] == '{' && q.find(',') != std::string_view::npos && q[q.find(',') + 1] == '}';
+}
+
+// Whether a top-level element sets flags for the rest of its alternative: `(?i)`, `(?s-i)`.
+bool isInlineFlags(std::string_view s, const Element& e) {
+  std::string_view t = s.substr(e.begin, e.end - e.begin);
+  if (t.size() < 4 || t.substr(0, 2) != "(?" || t.back() != ')') return false;
+  for (char c : t.substr(2, t.size() - 3)) {
+    if (!std::isalpha(static_cast<unsigned char>(c)) && c != '-') return false;
+  }
+  return true;
+}
+
+// Bytes of literal text an element contributes to a run of them: 1 for a plain character or an
+// escaped punctuation character, 0 for anything else (classes, groups, quantified elements,
+// `\d`-style escapes) -- which ends the run.
+size_t literalBytes(std::string_view s, const Element& e) {
+  std::string_view t = s.substr(e.begin, e.end - e.begin);
+  if (t.size() == 1) return std::string_view(".^$|()[]{}*+?\\").find(t[0]) == std::string_view::npos ? 1 : 0;
+  if (t.size() == 2 && t[0] == '\\') {
+    unsigned char c = static_cast<unsigned char>(t[1]);
+    return (c < 0x80 && !std::isalnum(c)) ? 1 : 0;
+  }
+  return 0;
+}
+
+// A single-line alternative narrowed to its part between unbounded dot runs that has the
+// longest literal (the last one on a tie, which ends where the pattern ends). Every line the
+// alternative matches holds a match of each such part, so the part is a superset and PCRE2,
+// which confirms every candidate line with the whole pattern, decides as before.
+std::string narrowed(std::string_view alt) {
+  std::vector<Element> elements;
+  bool alternation = false;
+  topLevel(alt, &elements, &alternation);
+  size_t bestBegin = 0, bestEnd = alt.size(), bestLiteral = 0, from = 0, longest = 0, run = 0;
+  bool split = false;
+  auto close = [&](size_t end) {
+    if (longest >= bestLiteral && longest > 0) {
+      bestLiteral = longest;
+      bestBegin = from;
+      bestEnd = end;
+    }
+  };
+  for (const Element& e : elements) {
+    if (isInlineFlags(alt, e)) return std::string(alt);  // `(?i)` reaches the parts after it
+    if (isDotRun(alt, e)) {
+      split = true;
+      close(e.begin);
+      from = e.end;
+      longest = run = 0;
+      continue;
+    }
+    size_t n = literalBytes(alt, e);
+    run = n ? run + n : 0;
+    longest = std::max(longest, run);
+  }
+  close(alt.size());
+  if (!split || bestLiteral == 0) return std::string(alt);
+  return std::string(alt.substr(bestBegin, bestEnd - bestBegin));
+}
+
+// The expression with each top-level alternative narrowed (see narrowed()).
+std::string narrowedAlternatives(std::string_view expression) {
+  std::string out;
+  bool first = true;
+  for (std::string_view alt : alternatives(expression)) {
+    out += (first ? "" : "|") + narrowed(alt);
+    first = false;
+  }
+  return out;
+}
+
 ScanForm formOf(std::string_view regex, int depth) {
   ScanForm out;
   if (depth > 32) {
@@ -190,7 +272,7 @@ ScanForm formOf(std::string_view regex, int depth) {
       out.multiline |= f.multiline;
       joined += (joined.empty() ? "" : "|") + f.expression;
     }
-    out.expression = out.multiline ? "(?:" + joined + ")" : withoutAnchors(regex);
+    out.expression = out.multiline ? "(?:" + joined + ")" : narrowedAlternatives(withoutAnchors(regex));
     return out;
   }
   std::vector<Element> elements;
@@ -204,14 +286,14 @@ ScanForm formOf(std::string_view regex, int depth) {
     }
   }
   if (!out.multiline) {
-    out.expression = withoutAnchors(regex);
+    out.expression = narrowedAlternatives(withoutAnchors(regex));
     return out;
   }
   std::string tail = withoutAnchors(regex.substr(elements[lastNewline].end));
   bool substance = false;
   for (char c : tail) substance |= c != '$' && c != '(' && c != ')' && c != '?' && c != ':';
   if (substance) {
-    out.expression = tail;
+    out.expression = narrowedAlternatives(tail);
     return out;
   }
   // The pattern ends with the element that spans lines: a group is found by the last line of
@@ -231,5 +313,21 @@ ScanForm formOf(std::string_view regex, int depth) {
 }  // namespace
 
 ScanForm scanForm(const std::string& regex) { return formOf(regex, 0); }
+
+std::string literalFactor(const std::string& expression) {
+  std::vector<Element> elements;
+  bool alternation = false;
+  topLevel(expression, &elements, &alternation);
+  std::string best, run;
+  for (const Element& e : elements) {
+    if (literalBytes(expression, e) == 0) {
+      run.clear();
+      continue;
+    }
+    run += expression[e.end - 1];  // the character itself, or the escaped one
+    if (run.size() > best.size()) best = run;
+  }
+  return best;
+}
 
 }  // namespace attrib

@@ -11,6 +11,10 @@
 //     element that holds a `\n` (the line a record's match ends on), anchors dropped too; when
 //     that element ends the pattern and is a group, the last line of the group's body; each
 //     alternative of a `|` by its own, Hyperscan looking for any of them.
+//   - a line's form with unbounded runs of any character (`A.*B`) is narrowed to the part
+//     between them that has the longest literal (`B`, if its literal is longer): a superset
+//     again, and much cheaper, since Hyperscan would otherwise carry the run's state from every
+//     place `A` matched to the end of the line.
 // A multi-line pattern that ends with a bare `\n` has no last line and no scan form.
 #pragma once
 
@@ -25,5 +29,10 @@ struct ScanForm {
 };
 
 ScanForm scanForm(const std::string& regex);
+
+// The longest run of literal text among a scan form's top-level elements (escapes decoded; ""
+// when it has none): what Hyperscan looks for first. `attribc bench-patterns` measures a
+// pattern set against these literals alone.
+std::string literalFactor(const std::string& expression);
 
 }  // namespace attrib

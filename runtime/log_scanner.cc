@@ -573,11 +573,12 @@ class FileScan {
   // file's other lines said about the same task or rank, the file's only host, or the
   // workload's layout; srun tasks become ranks only where the layout says tasks are ranks.
   void finish(std::vector<Instance>& out) {
+    if (out.empty()) out.reserve(pending_.size());
     for (Pending& pending : pending_) {
       resolve(pending);
       out.push_back(std::move(pending.inst));
     }
-    pending_.clear();
+    std::vector<Pending>().swap(pending_);
     auto& telling = tellingLines_.lines();
     for (size_t k = 0; k < tellingPending_.size() && k < telling.size(); ++k) {
       resolve(tellingPending_[k]);
@@ -770,6 +771,12 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
   for (auto& t : pool) t.join();
 
   anchorKernelTimes(perFile);
+  // Each file's instances move into one vector sized once, and each file's vector is freed as
+  // soon as it is moved from, so the instances are never held twice (at high match densities
+  // they are most of the memory: docs/performance.md).
+  size_t total = 0;
+  for (const auto& f : perFile) total += f.size();
+  result.instances.reserve(total);
   for (size_t i = 0; i < files.size(); ++i) {
     result.lines += lines[i];
     result.bytes += result.reports[i].bytes;
@@ -777,6 +784,7 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
       inst.sequence = (static_cast<uint64_t>(i) << 40) | (inst.where.line & ((1ULL << 40) - 1));
       result.instances.push_back(std::move(inst));
     }
+    std::vector<Instance>().swap(perFile[i]);
     for (auto& t : telling[i].lines()) t.first.sequence = (static_cast<uint64_t>(i) << 40) | (t.first.where.line & ((1ULL << 40) - 1));
     result.telling.merge(std::move(telling[i]));
   }

@@ -24,10 +24,12 @@ const char* errorCode(int status) {
   }
 }
 
-httpd::Response errorResponse(int status, const std::string& message) {
+httpd::Response errorResponse(int status, const std::string& message) { return errorResponse(status, message, ""); }
+
+httpd::Response errorResponse(int status, const std::string& message, const std::string& code) {
   httpd::Response r;
   r.status = status;
-  r.body = nlohmann::json{{"error", {{"code", errorCode(status)}, {"message", message}}}}.dump(
+  r.body = nlohmann::json{{"error", {{"code", code.empty() ? std::string(errorCode(status)) : code}, {"message", message}}}}.dump(
       -1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (status == 503) r.headers.push_back({"Retry-After", "1"});
   return r;
@@ -53,7 +55,7 @@ httpd::Response runHandler(const Handler& handler, const Call& call, const std::
   } catch (const json::FieldError& e) {
     return errorResponse(400, e.what());
   } catch (const Failure& e) {
-    httpd::Response r = errorResponse(e.status, e.what());
+    httpd::Response r = errorResponse(e.status, e.what(), e.code);
     for (const auto& h : e.headers) r.headers.push_back(h);
     return r;
   } catch (const std::exception& e) {

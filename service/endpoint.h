@@ -23,10 +23,13 @@ namespace attrib::service {
 // A client error with its status (404, 413, 429, 507...).
 class Failure : public std::runtime_error {
  public:
-  Failure(int status, const std::string& message, std::vector<httpd::Header> headers = {})
-      : std::runtime_error(message), status(status), headers(std::move(headers)) {}
+  // `code`: the body's error.code when the status's own (errorCode) would mislead, e.g. a 503
+  // that is not an overload.
+  Failure(int status, const std::string& message, std::vector<httpd::Header> headers = {}, std::string code = "")
+      : std::runtime_error(message), status(status), headers(std::move(headers)), code(std::move(code)) {}
   int status;
   std::vector<httpd::Header> headers;
+  std::string code;  // "": errorCode(status)
 };
 
 struct Call {
@@ -36,8 +39,9 @@ struct Call {
 
 using Handler = std::function<httpd::Response(const Call&)>;
 
-// {"error": {"code", "message"}} with `status`.
+// {"error": {"code", "message"}} with `status`; the code is errorCode(status), or `code`.
 httpd::Response errorResponse(int status, const std::string& message);
+httpd::Response errorResponse(int status, const std::string& message, const std::string& code);
 // The code of an error status: bad_request, unauthorized, not_found, ... (docs/service.md).
 const char* errorCode(int status);
 // A 200 (or `status`) with a JSON body.

@@ -73,8 +73,11 @@ void Service::nodeRoutes() {
     if (!options_.history) throw Failure(404, "no node history here: start attrib serve with --history-db");
     std::vector<history::NodeEvent> events;
     std::string error;
-    // The store's message names its file: the client learns only that it could not be read.
-    if (!options_.history->events(q, &events, &error)) throw Failure(503, "the node history cannot be read now");
+    // The store's message names its file or server: the client learns only that it could not be
+    // read. Not "overloaded": retrying soon helps only if the store comes back.
+    if (!options_.history->events(q, &events, &error)) {
+      throw Failure(503, "the history store could not be read", {}, "history_unavailable");
+    }
     return history::groupByNode(std::move(events));
   };
   router_.add("GET", "/v1/nodes/{node}/history", Route{[window, read](const Call& c) {

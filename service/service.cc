@@ -117,7 +117,7 @@ Service::Service(std::shared_ptr<const runtime::Engine> engine, ServiceOptions o
   server.bodyTimeout = options_.bodyTimeout;
   server.idleTimeout = options_.idleTimeout;
   server.workers = std::max(1u, options_.threads);
-  server.errorResponse = errorResponse;
+  server.errorResponse = [](int status, const std::string& message) { return errorResponse(status, message); };
   server.onExchange = [this](const httpd::Exchange& e) { record(e); };
   server_ = std::make_unique<httpd::Server>([this](const httpd::Head& h) { return admit(h); }, std::move(server));
 }

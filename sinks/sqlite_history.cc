@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sinks/sqlite_sink.h"
+#include "sinks/verdict_rows.h"
 
 namespace attrib::sinks {
 namespace {
@@ -76,8 +77,13 @@ bool SqliteHistoryReader::events(const history::HistoryQuery& q, std::vector<his
   };
   Stmt st;
   if (sqlite3_prepare_v2(db_, kEvents, -1, &st.s, nullptr) != SQLITE_OK) return failed();
-  if (q.node) sqlite3_bind_text(st.s, 1, q.node->data(), static_cast<int>(q.node->size()), SQLITE_TRANSIENT);
-  else sqlite3_bind_null(st.s, 1);
+  // Stored names are valid UTF-8 (verdict_rows.h): a name with other bytes is looked up as stored.
+  if (q.node) {
+    std::string node = validUtf8(*q.node);
+    sqlite3_bind_text(st.s, 1, node.data(), static_cast<int>(node.size()), SQLITE_TRANSIENT);
+  } else {
+    sqlite3_bind_null(st.s, 1);
+  }
   sqlite3_bind_int64(st.s, 2, q.since);
   sqlite3_bind_int64(st.s, 3, q.until);
   sqlite3_bind_int64(st.s, 4, static_cast<int64_t>(q.limit) + 1);

@@ -209,7 +209,7 @@ SqliteSink::~SqliteSink() { sqlite3_close(db_); }
 
 bool SqliteSink::contains(const std::string& workloadId, const std::string& rulesetDigest) {
   Statement q(db_, "SELECT 1 FROM verdicts WHERE workload_id = ?1 AND ruleset_digest = ?2");
-  q.bind(1, workloadId).bind(2, rulesetDigest);
+  q.bind(1, validUtf8(workloadId)).bind(2, validUtf8(rulesetDigest));
   return q.row();
 }
 
@@ -221,7 +221,7 @@ bool SqliteSink::write(const runtime::Verdict& v, std::string* error) {
     return false;
   }
   auto fail = [&](const char* what) {
-    *error = fmt::format("the SQLite sink could not store the verdict of {} ({}): {}", v.workload.id, what, lastError(db_));
+    *error = fmt::format("the SQLite sink could not store the verdict of {} ({}): {}", validUtf8(v.workload.id), what, lastError(db_));
     std::string ignored;
     exec(db_, "ROLLBACK", &ignored);
     return false;
@@ -239,7 +239,8 @@ bool SqliteSink::write(const runtime::Verdict& v, std::string* error) {
   }
   {
     Statement del(db_, "DELETE FROM verdicts WHERE workload_id = ?1 AND ruleset_digest = ?2");
-    if (!del.bind(1, v.workload.id).bind(2, v.rulesetDigest).run()) return fail("previous verdict");
+    // The key as stored (verdictRows made it valid UTF-8), so a verdict written again replaces it.
+    if (!del.bind(1, validUtf8(v.workload.id)).bind(2, validUtf8(v.rulesetDigest)).run()) return fail("previous verdict");
   }
   int64_t verdictId;
   {

@@ -6,12 +6,60 @@
 namespace attrib::sinks {
 namespace {
 
-std::string jsonArray(const std::vector<std::string>& v) { return nlohmann::json(v).dump(); }
+// Ill-formed UTF-8 becomes U+FFFD, as in the verdict JSON (a strict dump would throw).
+std::string jsonArray(const std::vector<std::string>& v) {
+  return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Whether `s` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF).
+bool wellFormed(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+    if (b >= 0xC2 && b <= 0xDF) n = 1;
+    else if (b == 0xE0) n = 2, lo = 0xA0;
+    else if (b == 0xED) n = 2, hi = 0x9F;
+    else if (b >= 0xE1 && b <= 0xEF) n = 2;
+    else if (b == 0xF0) n = 3, lo = 0x90;
+    else if (b == 0xF4) n = 3, hi = 0x8F;
+    else if (b >= 0xF1 && b <= 0xF3) n = 3;
+    else return false;
+    if (i + n >= s.size()) return false;  // cut short
+    for (size_t k = 1; k <= n; ++k) {
+      auto c = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+// Every text value of `table` as valid UTF-8.
+void makeValid(TableRows& table) {
+  for (auto& row : table.rows) {
+    for (auto& field : row) {
+      if (auto* text = std::get_if<std::string>(&field); text && !wellFormed(*text)) *text = validUtf8(*text);
+    }
+  }
+}
 // Empty text is "not known": NULL.
 Field optionalText(const std::string& s) { return s.empty() ? Field{} : Field{s}; }
 Field optionalInt(const std::optional<int64_t>& v) { return v ? Field{*v} : Field{}; }
 
 }  // namespace
+
+std::string validUtf8(std::string_view text) {
+  if (wellFormed(text)) return std::string(text);
+  // The verdict JSON writer's own replacement, so a column and the verdict_json agree.
+  std::string quoted = nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
+}
 
 int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -69,6 +117,9 @@ VerdictRows verdictRows(const runtime::Verdict& v, int64_t createdNs, const std:
                             static_cast<int64_t>(r.bytes), optionalText(r.reason), static_cast<int64_t>(r.elapsedMs)});
   }
   out.children = {std::move(bad), std::move(symptoms), std::move(evidence), std::move(reports)};
+  makeValid(out.workload);
+  makeValid(out.verdict);
+  for (auto& child : out.children) makeValid(child);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -45,6 +46,13 @@ std::string insertSql(const char* table, const std::vector<const char*>& columns
   }
   return sql + ") VALUES (" + values + ")";
 }
+
+// `text` when it is well-formed UTF-8; else a copy with each ill-formed sequence replaced by
+// U+FFFD exactly as the verdict JSON writes it (runtime/verdict.cc). verdictRows() passes every
+// text value through it, so every text column holds valid UTF-8 (PostgreSQL refuses anything
+// else, and a JSON column could not be written), and the history readers pass a queried node
+// name through it, so a name with such bytes finds what was stored for it.
+std::string validUtf8(std::string_view text);
 
 // The nanoseconds since the epoch now.
 int64_t nowNs();

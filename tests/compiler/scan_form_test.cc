@@ -24,13 +24,23 @@ TEST(ScanForm, AnchorsAreDroppedAndMultiLinePatternsScanTheirLastLine) {
       {R"([^\n]*block: )", R"([^\n]*block: )", false},
       // The last line after the last top-level `\n` element.
       {R"(^Traceback \(most recent call last\):\n(?:.*\n)*?RuntimeError: DataLoader worker)", R"(RuntimeError: DataLoader worker)", true},
-      {R"(NVRM: The NVIDIA GPU (?<gpu>[0-9a-f:.]+)\n.*\n.*fallen off the bus)", R"(.*fallen off the bus)", true},
+      {R"(NVRM: The NVIDIA GPU (?<gpu>[0-9a-f:.]+)\n.*\n.*fallen off the bus)", R"(fallen off the bus)", true},
       // Alternatives, each by its own last line.
       {R"(Traceback\nKeyError|abc\ndef)", R"((?:KeyError|def))", true},
       {R"(plain|other)", R"(plain|other)", false},
       // A group that ends the pattern: the last line of its body.
       {R"((?:Traceback\nKeyError|abc\ndef))", R"((?:KeyError|def))", true},
       {R"(x\n(?<exc>[A-Z]\w+Error))", R"((?<exc>[A-Z]\w+Error))", true},
+      // Unbounded runs of any character: the part between them with the longest literal (the
+      // last on a tie), per alternative; never past an inline flag group.
+      {R"(^step (?<step>[0-9]+) \|.*\| (?<ms>[0-9]+) ms\/step)", R"(\| (?<ms>[0-9]+) ms\/step)", false},
+      {R"(Watchdog caught.*)", R"(Watchdog caught)", false},
+      {R"(abcd.+?x|y.{2,}wxyz)", R"(abcd|wxyz)", false},
+      {R"(ab.*cd)", R"(cd)", false},
+      {R"(a.{2,5}bcde)", R"(a.{2,5}bcde)", false},
+      {R"([0-9].*[a-z])", R"([0-9].*[a-z])", false},
+      {R"((?i)abc.*defgh)", R"((?i)abc.*defgh)", false},
+      {R"(a\.b\(.*\w\wxy)", R"(a\.b\()", false},
       // Nothing after the last `\n`: nothing to find the pattern by.
       {R"(Traceback \(most recent call last\):\n)", "", true},
       {R"((?:a\n))", "", true},

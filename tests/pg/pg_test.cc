@@ -8,29 +8,20 @@
 #include <chrono>
 
 #include "tests/connectors/loopback.h"
-#include "tests/pg/postgres_server.h"
+#include "tests/pg/postgres_fixture.h"
 
 namespace attrib::pg {
 namespace {
 
-class PgTest : public ::testing::Test {
+class PgTest : public testing::PostgresTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    server_ = &testing::sharedPostgres(&why);
-    if (server_->missing()) GTEST_SKIP() << why;
-    ASSERT_EQ(why, "");
-    db_ = std::string("pg_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    ASSERT_EQ(server_->createDatabase(db_), "");
-  }
+  PgTest() : PostgresTest("pg") {}
   std::unique_ptr<Connection> connect() {
     Error e;
     auto c = Connection::open(server_->url(db_), &e);
     EXPECT_TRUE(c) << e.message;
     return c;
   }
-  testing::PostgresServer* server_ = nullptr;
-  std::string db_;
 };
 
 TEST_F(PgTest, ParametersCarryAnyValueVerbatim) {

@@ -14,7 +14,7 @@
 
 #include "pg/connection.h"
 #include "service/service.h"
-#include "tests/pg/postgres_server.h"
+#include "tests/pg/postgres_fixture.h"
 #include "tests/runtime/engine_util.h"
 
 namespace attrib::service {
@@ -71,16 +71,9 @@ json stable(const std::string& body) {
   return v;
 }
 
-class PostgresSessions : public ::testing::Test {
+class PostgresSessions : public testing::PostgresTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    server_ = &testing::sharedPostgres(&why);
-    if (server_->missing()) GTEST_SKIP() << why;
-    ASSERT_EQ(why, "");
-    db_ = std::string("sessions_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    ASSERT_EQ(server_->createDatabase(db_), "");
-  }
+  PostgresSessions() : PostgresTest("sessions") {}
   std::shared_ptr<PostgresSessionStore> store(SessionLimits limits = {}) {
     std::string error;
     std::shared_ptr<PostgresSessionStore> s = PostgresSessionStore::open(server_->url(db_), limits, &error, 3);
@@ -100,8 +93,6 @@ class PostgresSessions : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.error().message;
     return r.integer(0, 0);
   }
-  testing::PostgresServer* server_ = nullptr;
-  std::string db_;
 };
 
 // The same requests through `first` and `second` (which may be one Service); the final verdict.

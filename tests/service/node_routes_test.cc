@@ -2,6 +2,7 @@
 // sink wrote through the reader tools/attrib gives the Service; odd node names in the URL, bad
 // query values, the token, and a Service without a history.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -48,7 +49,8 @@ class NodeRoutes : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("attrib-node-routes-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    std::string db = (dir_ / "v.db").string(), error;
+    db_ = (dir_ / "v.db").string();
+    std::string db = db_, error;
     {
       auto sink = sinks::SqliteSink::open(db, &error);
       ASSERT_TRUE(sink) << error;
@@ -65,6 +67,7 @@ class NodeRoutes : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   static httplib::Headers auth() { return {{"Authorization", "Bearer t0ken"}}; }
   fs::path dir_;
+  std::string db_;
   ServiceOptions options_;
 };
 
@@ -140,6 +143,32 @@ TEST_F(NodeRoutes, TheTokenIsNeededAndWithoutAHistoryTheRoutesSaySo) {
   EXPECT_EQ(r->status, 404);
   EXPECT_NE(r->body.find("start attrib serve with --history-db"), std::string::npos) << r->body;
   EXPECT_EQ(bare.client().Get("/v1/nodes/gpu-07/history")->status, 404);
+}
+
+// A store that cannot be read once the Service runs (here a table gone under it): a JSON error
+// that says so, not "overloaded", and nothing of the store's own message (its file's name).
+TEST_F(NodeRoutes, AHistoryThatCannotBeReadIsAJsonErrorSayingSo) {
+  Running s(options_);
+  ASSERT_EQ(s.client().Get("/v1/nodes?now=2026-11-30T00:00:00Z", auth())->status, 200);
+  {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &h), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(h, "DROP TABLE bad_nodes", nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+    sqlite3_close(h);
+  }
+  for (const char* target : {"/v1/nodes?suspect=true", "/v1/nodes", "/v1/nodes/gpu-07/history"}) {
+    auto r = s.client().Get(target, auth());
+    ASSERT_TRUE(r) << target;
+    EXPECT_EQ(r->status, 503) << target << ": " << r->body;
+    json err = json::parse(r->body, nullptr, false);
+    ASSERT_TRUE(err.is_object()) << r->body;
+    EXPECT_EQ(err["error"]["code"], "history_unavailable") << r->body;
+    EXPECT_EQ(err["error"]["message"], "the history store could not be read") << r->body;
+    EXPECT_EQ(r->body.find("v.db"), std::string::npos) << r->body;
+    EXPECT_EQ(r->body.find("overloaded"), std::string::npos) << r->body;
+  }
+  // The Service itself is fine: health answers.
+  EXPECT_EQ(s.client().Get("/healthz")->status, 200);
 }
 
 }  // namespace

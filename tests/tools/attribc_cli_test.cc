@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <sstream>
 
 namespace {
@@ -350,6 +351,72 @@ TEST_F(AttribcCli, ExplainPrintsPredicateIrAndLlvmIr) {
   Outcome symptom = run({"explain", stdlib, ATTRIB_STDLIB_GENERATED_DIR, "--ir", "gpu.dcgm.gpu_hot"});
   ASSERT_EQ(symptom.exit, 0) << symptom.err;
   EXPECT_NE(symptom.out.find("window-avg"), std::string::npos) << symptom.out;
+}
+
+TEST_F(AttribcCli, BenchPatternsMeasuresEachScanFormOnTheGivenLogs) {
+  fs::path rules = write("r.attr",
+                         "symptom progress {\n  on log\n  match /^step (?<step>[0-9]+) \\|.*\\| (?<ms>[0-9]+) ms\\/step/\n"
+                         "  family unknown\n}\n"
+                         "symptom lost {\n  on log\n  match /GPU has fallen off the bus/\n  family unknown\n}\n");
+  // Four lines end like a progress line (one is not one: its message does not start with
+  // `step`), two say the GPU fell off, one says nothing.
+  write("logs/a/train.log",
+        "step 1 | lr 0.1 | 50 ms/step\nstep 2 | lr 0.1 | 51 ms/step\n[rank3]: step 3 | x | 52 ms/step\n"
+        "eval | 7 ms/step\nnothing here\n");
+  write("logs/b/dmesg", "NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus.\nNVRM: GPU has fallen off the bus.\n");
+  Outcome r = run({"bench-patterns", "--no-stdlib", rules.string(), "--logs", (dir_ / "logs").string(), "--reps", "1",
+                   "--format", "json"});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["files"], 2);
+  EXPECT_EQ(j["lines"], 7);
+  EXPECT_EQ(j["patterns"]["expressions"], 2);
+  EXPECT_EQ(j["patterns"]["candidate_lines"], 6);
+  ASSERT_EQ(j["costliest"].size(), 2u);
+  std::map<std::string, nlohmann::json> by;
+  for (const auto& p : j["costliest"]) by[p["symptom"].get<std::string>()] = p;
+  // The scan form: `^` dropped, and the part after `.*` kept, whose literal is the longer.
+  EXPECT_EQ(by["progress"]["scan_form"], "\\| (?<ms>[0-9]+) ms\\/step");
+  EXPECT_EQ(by["progress"]["literal"], " ms/step");
+  EXPECT_EQ(by["progress"]["candidate_lines"], 4);
+  EXPECT_EQ(by["lost"]["candidate_lines"], 2);
+  EXPECT_EQ(by["lost"]["literal"], "GPU has fallen off the bus");
+  EXPECT_GE(by["progress"]["ms"].get<double>(), 0.0);
+
+  Outcome text = run({"bench-patterns", "--no-stdlib", rules.string(), "--logs", (dir_ / "logs").string(), "--reps", "1"});
+  ASSERT_EQ(text.exit, 0) << text.err;
+  EXPECT_NE(text.out.find("whole database (2 patterns"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("progress: /\\| (?<ms>[0-9]+) ms\\/step/"), std::string::npos) << text.out;
+  // --top 0: only the database's figures.
+  Outcome top0 = run({"bench-patterns", "--no-stdlib", rules.string(), "--logs", (dir_ / "logs").string(), "--top", "0",
+                      "--reps", "1", "--format", "json"});
+  ASSERT_EQ(top0.exit, 0) << top0.err;
+  EXPECT_TRUE(nlohmann::json::parse(top0.out)["costliest"].empty());
+}
+
+TEST_F(AttribcCli, BenchPatternsSaysWhyItMeasuredNothing) {
+  fs::path rules = write("r.attr", kClean);
+  Outcome noLogs = run({"bench-patterns", "--no-stdlib", rules.string()});
+  EXPECT_EQ(noLogs.exit, 2);
+  EXPECT_NE(noLogs.err.find("--logs"), std::string::npos) << noLogs.err;
+  Outcome missing = run({"bench-patterns", "--no-stdlib", rules.string(), "--logs", (dir_ / "nope").string()});
+  EXPECT_EQ(missing.exit, 2);
+  EXPECT_NE(missing.err.find("cannot read the logs '"), std::string::npos) << missing.err;
+  write("empty/x.log", "");
+  Outcome empty = run({"bench-patterns", "--no-stdlib", rules.string(), "--logs", (dir_ / "empty").string()});
+  EXPECT_EQ(empty.exit, 2);
+  EXPECT_NE(empty.err.find("no bytes to scan"), std::string::npos) << empty.err;
+  write("bad/x.log.gz", std::string("\x1f\x8b\x08\x00garbage-that-is-not-deflate", 31));
+  Outcome corrupt = run({"bench-patterns", "--no-stdlib", rules.string(), "--logs", (dir_ / "bad").string()});
+  EXPECT_EQ(corrupt.exit, 2);
+  EXPECT_NE(corrupt.err.find("gzip"), std::string::npos) << corrupt.err;
+  fs::path metricsOnly = write("m.attr", "symptom hot {\n  on metric gpu_temp\n  when value > 90\n  family unknown\n}\n");
+  write("logs/x.log", "abcdef\n");
+  Outcome none = run({"bench-patterns", "--no-stdlib", metricsOnly.string(), "--logs", (dir_ / "logs").string()});
+  EXPECT_EQ(none.exit, 1) << none.err;
+  EXPECT_NE(none.err.find("no log patterns"), std::string::npos) << none.err;
+  Outcome reps = run({"bench-patterns", "--no-stdlib", rules.string(), "--logs", (dir_ / "logs").string(), "--reps", "0"});
+  EXPECT_EQ(reps.exit, 2);
 }
 
 TEST_F(AttribcCli, ExplainSaysWhatIsWrongWithTheName) {

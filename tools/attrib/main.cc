@@ -466,7 +466,7 @@ int main(int argc, char** argv) {
   diagnoseCmd->add_flag("--no-timings{false}", diagnose.timings,
                         "Render elapsed times as 0, for byte-identical verdicts");
   diagnoseCmd->add_option("--report", diagnose.report, "Also write the verdict's HTML report to this file (docs/report.md)");
-  diagnoseCmd->add_option("--history-db", diagnose.historyDb, "Add each bad node's earlier failures from this SQLite verdict database (docs/history.md)");
+  diagnoseCmd->add_option("--history-db", diagnose.historyDb, "Add each bad node's earlier failures from this verdict database: PATH (SQLite) or postgres:CONNINFO (docs/history.md)");
 
   RunCommandOptions runOptions;
   CLI::App* runCmd = app.add_subcommand("run", "Attribute every finished workload a blueprint's context finds (docs/orchestrator.md)");
@@ -506,7 +506,7 @@ int main(int argc, char** argv) {
                        "Where sessions live: memory, or postgres:CONNINFO shared by every replica (docs/service.md)")
       ->capture_default_str();
   serveCmd->add_flag("--no-jit", serve.noJit, "Evaluate predicates with the interpreter");
-  serveCmd->add_option("--history-db", serve.historyDb, "Serve GET /v1/nodes... from this SQLite verdict database");
+  serveCmd->add_option("--history-db", serve.historyDb, "Serve GET /v1/nodes... from this verdict database: PATH (SQLite) or postgres:CONNINFO");
   attrib::tools::addPolicyFlags(serveCmd, serve.historyPolicy);
   serveCmd->add_option("--sources", serve.sources,
                        "A blueprint whose sources (files, loki, prometheus, pod_logs) POST /v1/attribution collects from");

@@ -12,6 +12,7 @@
 #include "history/history_json.h"
 #include "history/verdict_history.h"
 #include "ir/civil_time.h"
+#include "sinks/postgres_history.h"
 #include "sinks/sqlite_history.h"
 
 namespace attrib::tools {
@@ -56,8 +57,16 @@ std::optional<history::PolicyOptions> policyOf(const PolicyFlags& f, std::string
   return o;
 }
 
-std::shared_ptr<history::HistoryReader> openHistory(const std::string& path, std::string* error) {
-  return sinks::SqliteHistoryReader::open(path, error);
+std::shared_ptr<history::HistoryReader> openHistory(const std::string& spec, std::string* error) {
+  // The conninfo is never echoed: it may hold a password (the reader's messages name the server).
+  if (spec.rfind("postgres:", 0) == 0) {
+    if (spec.size() == 9) {
+      *error = "postgres: wants a conninfo (keyword=value or a postgresql:// URL; docs/history.md)";
+      return nullptr;
+    }
+    return sinks::PostgresHistoryReader::open(spec.substr(9), error);
+  }
+  return sinks::SqliteHistoryReader::open(spec.rfind("sqlite:", 0) == 0 ? spec.substr(7) : spec, error);
 }
 
 bool addVerdictHistory(runtime::Verdict& verdict, history::HistoryReader& reader, std::string* error) {
@@ -95,7 +104,7 @@ int runNodes(const NodesCommandOptions& options) {
     }
     now = *t;
   }
-  auto reader = sinks::SqliteHistoryReader::open(options.database, &error);
+  auto reader = openHistory(options.database, &error);
   if (!reader) {
     printError(error);
     return kExitError;
@@ -169,7 +178,7 @@ void addPolicyFlags(CLI::App* c, PolicyFlags& f) {
 CLI::App* addNodesCommand(CLI::App& app, NodesCommandOptions& o) {
   CLI::App* c = app.add_subcommand("nodes", "Node history and repeat offenders from a verdict database (docs/history.md)");
   c->add_option("node", o.node, "One node's history (default: every node's summary)");
-  c->add_option("--db", o.database, "The SQLite database of a sqlite sink")->required();
+  c->add_option("--db", o.database, "The verdict database: a sqlite sink's file (PATH or sqlite:PATH) or postgres:CONNINFO")->required();
   c->add_flag("--suspect", o.suspect, "Only the suspects, with the repeat-offender policy's decision");
   c->add_option("--format", o.format, "text or json")->capture_default_str();
   c->add_option("--now", o.now, "Evaluate at this RFC 3339 time instead of the clock");

@@ -28,9 +28,10 @@ struct PolicyFlags {
 // The policy the flags give, or nullopt with a one-line `error` naming the flag.
 std::optional<history::PolicyOptions> policyOf(const PolicyFlags& flags, std::string* error);
 
-// The history of the SQLite verdict database at `path`, shared by the Service's threads; null
-// with a one-line `error` when it cannot be read.
-std::shared_ptr<history::HistoryReader> openHistory(const std::string& path, std::string* error);
+// The history of a verdict database, shared by the Service's threads: `spec` is a SQLite file
+// (PATH or sqlite:PATH) or postgres:CONNINFO; null with a one-line `error` when it cannot be
+// read (never quoting a conninfo, which may hold a password).
+std::shared_ptr<history::HistoryReader> openHistory(const std::string& spec, std::string* error);
 
 // Adds to each bad node of `verdict` its earlier failures from `reader` and adjusts the
 // confidence (history/verdict_history.h); false with a one-line `error` when it cannot be read.

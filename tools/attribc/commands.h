@@ -66,6 +66,15 @@ struct ExplainOptions {
   ColorMode color = ColorMode::Auto;
 };
 
+struct BenchPatternsOptions {
+  RuleInputs rules;
+  std::vector<std::string> logs;  // files or directories (searched recursively); gzip is read
+  int reps = 3;                   // each figure is the best of this many scans
+  int top = 20;                   // patterns measured alone and listed, costliest first (0: none)
+  std::string format = "text";    // text | json
+  ColorMode color = ColorMode::Auto;
+};
+
 struct StdlibOptions {
   std::string exportDir;  // `attribc stdlib export DIR`
   bool list = false;      // `attribc stdlib list`
@@ -80,6 +89,7 @@ int runCheck(const CheckOptions& options);
 int runLsp(const LspOptions& options);
 int runStdlib(const StdlibOptions& options);
 int runExplain(const ExplainOptions& options);
+int runBenchPatterns(const BenchPatternsOptions& options);
 int runDoc(const DocOptions& options);
 int runTest(const TestOptions& options);
 int runBuild(const BuildOptions& options);

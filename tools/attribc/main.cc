@@ -89,6 +89,20 @@ int main(int argc, char** argv) {
   explainCmd->add_option("--color", explain.color, "Colour diagnostics: auto, always, never")
       ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
 
+  attrib::tools::BenchPatternsOptions benchPatterns;
+  CLI::App* benchPatternsCmd = app.add_subcommand(
+      "bench-patterns", "Measure what each log pattern costs Hyperscan on given logs, costliest first");
+  addRuleInputs(benchPatternsCmd, benchPatterns.rules);
+  benchPatternsCmd->add_option("--logs", benchPatterns.logs, "Log files or directories to scan (held in memory, at most 2 GiB)")
+      ->required();
+  benchPatternsCmd->add_option("--reps", benchPatterns.reps, "Scans per figure; the best counts")->capture_default_str();
+  benchPatternsCmd->add_option("--top", benchPatterns.top, "Patterns to list, costliest first (0: only the whole database's figures)")->capture_default_str();
+  benchPatternsCmd->add_option("--format", benchPatterns.format, "Output: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  benchPatternsCmd->add_option("--color", benchPatterns.color, "Colour diagnostics: auto, always, never")
+      ->transform(CLI::CheckedTransformer(kColorModes, CLI::ignore_case));
+
   attrib::tools::StdlibOptions stdlib;
   CLI::App* stdlibCmd = app.add_subcommand("stdlib", "The stdlib embedded in attribc and attrib: list or export its sources");
   stdlibCmd->require_subcommand(1);
@@ -115,6 +129,7 @@ int main(int argc, char** argv) {
   if (*testCmd) return attrib::tools::runTest(test);
   if (*docCmd) return attrib::tools::runDoc(doc);
   if (*explainCmd) return attrib::tools::runExplain(explain);
+  if (*benchPatternsCmd) return attrib::tools::runBenchPatterns(benchPatterns);
   if (*lspCmd) return attrib::tools::runLsp(lsp);
   if (*stdlibCmd) {
     stdlib.list = stdlibList->parsed();
@@ -125,7 +140,7 @@ int main(int argc, char** argv) {
     try {
       sub = app.get_subcommand(helpTopic);
     } catch (const CLI::OptionNotFound&) {
-      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, doc, explain, stdlib, lsp, help", helpTopic));
+      attrib::tools::printError(fmt::format("no command '{}'; the commands are check, fmt, build, test, doc, explain, bench-patterns, stdlib, lsp, help", helpTopic));
       return attrib::tools::kExitUsage;
     }
     fmt::print("{}", sub->help());
