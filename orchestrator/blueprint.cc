@@ -13,6 +13,7 @@
 #include "ir/civil_time.h"
 #include "connectors/slurm/slurm_context.h"
 #include "connectors/static/static_context.h"
+#include "sinks/postgres_sink.h"
 
 namespace attrib::orchestrator {
 namespace {
@@ -143,6 +144,34 @@ kube::KubeConfig kubeConfig(const Reader& r, const YAML::Node& n, const std::str
     c.token = r.secret(n, "token_file", where);
   }
   return c;
+}
+
+// A postgres sink: `url` or `conninfo` (or ATTRIB_POSTGRES), the password from `password_file`
+// when given (else the URL's, PGPASSWORD or ~/.pgpass as libpq reads them), `max_bytes`. No
+// message quotes the conninfo: it may hold the password.
+void postgresSink(const Reader& r, const YAML::Node& entry, const YAML::Node& n, const std::string& w, SinkSpec* spec) {
+  if (n.IsScalar()) {
+    spec->conninfo = n.as<std::string>();
+  } else if (n.IsMap()) {
+    r.onlyKeys(n, w, {"url", "conninfo", "password_file", "max_bytes"});
+    if (n["url"] && n["conninfo"]) r.fail(n, w, "give 'url' or 'conninfo', not both");
+    spec->conninfo = n["url"] ? r.str(n, "url", w) : r.str(n, "conninfo", w);
+    if (n["max_bytes"]) spec->maxBytes = r.positive(n, "max_bytes", w);
+  } else if (!n.IsNull()) {
+    r.fail(n, w, "must be a mapping (url or conninfo, password_file, max_bytes)");
+  }
+  spec->conninfo = env("ATTRIB_POSTGRES", spec->conninfo);
+  if (spec->conninfo.empty()) r.fail(entry, w, "'url' or 'conninfo' is required (or ATTRIB_POSTGRES)");
+  std::string password;
+  if (n.IsMap() && n["password_file"]) {
+    password = r.secret(n, "password_file", w);
+    if (password.empty()) r.fail(n["password_file"], w, "the password file is empty");
+  }
+  std::string conninfo, why;
+  if (!sinks::postgresConninfo(spec->conninfo, password, &conninfo, &why)) {
+    r.fail(n.IsMap() && n["url"] ? n["url"] : n.IsMap() && n["conninfo"] ? n["conninfo"] : entry, w, why);
+  }
+  spec->conninfo = conninfo;
 }
 
 // The `sources` list of a blueprint (shared by loadBlueprint and loadSources).
@@ -338,9 +367,15 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
       o.until = out->until;
       out->context = std::make_unique<connectors::kueue::KueueContext>(o);
     } else if (kind == "static") {
-      r.onlyKeys(c, where, {"workload"});
-      out->context = std::make_unique<connectors::StaticContext>(
-          connectors::StaticContext::fromFile(r.path(r.str(c, "workload", where, true))));
+      r.onlyKeys(c, where, {"workload", "workloads"});
+      if (c["workload"] && c["workloads"]) r.fail(c, where, "give 'workload' (one file) or 'workloads' (many), not both");
+      if (c["workloads"]) {
+        out->context = std::make_unique<connectors::StaticContext>(
+            connectors::StaticContext::fromMany(r.path(r.str(c, "workloads", where, true))));
+      } else {
+        out->context = std::make_unique<connectors::StaticContext>(
+            connectors::StaticContext::fromFile(r.path(r.str(c, "workload", where, true))));
+      }
     } else {
       r.fail(context, "context", fmt::format("unknown context '{}' (known: slurm, kueue, static)", kind));
     }
@@ -349,7 +384,7 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
     size_t index = 0;
     for (const auto& s : root["sinks"]) {
       std::string w = fmt::format("sinks[{}]", index++);
-      if (!s.IsMap() || s.size() != 1) r.fail(s, w, "give one of stdout, sqlite");
+      if (!s.IsMap() || s.size() != 1) r.fail(s, w, "give one of stdout, sqlite, postgres");
       std::string skind = s.begin()->first.as<std::string>();
       YAML::Node n = s.begin()->second;
       SinkSpec spec;
@@ -359,20 +394,37 @@ bool loadBlueprint(const std::string& path, const std::vector<std::string>& metr
       } else if (skind == "sqlite") {
         spec.path = env("ATTRIB_SQLITE", n.IsMap() ? r.path(r.str(n, "path", w + ".sqlite", true)) : "");
         if (spec.path.empty()) r.fail(s, w, "'path' is required (or ATTRIB_SQLITE)");
+      } else if (skind == "postgres") {
+        postgresSink(r, s, n, w + ".postgres", &spec);
       } else {
-        r.fail(s, w, fmt::format("unknown sink '{}' (known: stdout, sqlite)", skind));
+        r.fail(s, w, fmt::format("unknown sink '{}' (known: stdout, sqlite, postgres)", skind));
       }
       out->sinks.push_back(spec);
     }
-    if (out->sinks.empty()) out->sinks.push_back({"stdout", "jsonl", ""});
+    if (out->sinks.empty()) {
+      SinkSpec stdoutSink;
+      stdoutSink.kind = "stdout";
+      out->sinks.push_back(stdoutSink);
+    }
     if (root["watch"]) {
-      r.onlyKeys(root["watch"], "watch", {"interval"});
-      if (root["watch"]["interval"]) {
-        auto interval = r.seconds(root["watch"], "interval", "watch", 60);
-        if (interval.count() < 1000) r.fail(root["watch"]["interval"], "watch", "'interval' must be at least 1 second");
+      const YAML::Node watch = root["watch"];
+      r.onlyKeys(watch, "watch", {"interval", "lease", "worker", "batch"});
+      if (watch["interval"]) {
+        auto interval = r.seconds(watch, "interval", "watch", 60);
+        if (interval.count() < 1000) r.fail(watch["interval"], "watch", "'interval' must be at least 1 second");
         out->intervalSeconds = interval.count() / 1000;
       }
+      if (watch["lease"]) {
+        out->watch.lease = r.seconds(watch, "lease", "watch", 60);
+        if (out->watch.lease.count() < 100) r.fail(watch["lease"], "watch", "'lease' must be at least 100ms");
+      }
+      out->watch.worker = r.str(watch, "worker", "watch");
+      if (watch["batch"]) {
+        out->watch.batch = r.positive(watch, "batch", "watch");
+        if (out->watch.batch > 1000) r.fail(watch["batch"], "watch", "'batch' must be at most 1000");
+      }
     }
+    out->watch.worker = env("ATTRIB_WORKER", out->watch.worker);
     // The diagnosing step: in-process unless a Service URL is given (here or in the environment).
     YAML::Node service = root["service"] ? root["service"] : YAML::Node(YAML::NodeType::Map);
     if (root["service"]) r.onlyKeys(service, "service", {"url", "token_file", "timeout", "max_body", "attempts", "max_retry_wait"});

@@ -3,7 +3,7 @@
 // and where verdicts go (any number of sinks). docs/orchestrator.md has the format.
 //
 // Values may be overridden from the environment (ATTRIB_LOKI_URL, ATTRIB_LOKI_TENANT,
-// ATTRIB_PROMETHEUS_URL, ATTRIB_SQLITE, ATTRIB_RULES, ATTRIB_SERVICE_URL,
+// ATTRIB_PROMETHEUS_URL, ATTRIB_SQLITE, ATTRIB_POSTGRES, ATTRIB_RULES, ATTRIB_SERVICE_URL,
 // ATTRIB_SERVICE_TOKEN_FILE), and secrets are read from files (`token_file`, `password_file`),
 // never written in the blueprint.
 #pragma once
@@ -22,9 +22,22 @@
 namespace attrib::orchestrator {
 
 struct SinkSpec {
-  std::string kind;  // stdout | sqlite
+  std::string kind;  // stdout | sqlite | postgres
   std::string format = "jsonl";
   std::string path;
+  // postgres: a postgresql:// URL or keyword=value conninfo, with the password of `password_file`
+  // in it when one is given. A secret: never put it in a message (pg::describeConninfo names
+  // the server without it).
+  std::string conninfo;
+  uint64_t maxBytes = 0;  // postgres: the sink's tables never grow past this (0: no limit)
+};
+
+// How `attrib run` workers share the work when their state is a PostgreSQL sink
+// (docs/orchestrator.md, "Work sharing").
+struct WatchSpec {
+  std::chrono::milliseconds lease{60'000};  // how long a claim outlives a worker that died
+  std::string worker;                       // this worker's name; empty: host:pid
+  size_t batch = 8;                         // workloads claimed at a time
 };
 
 // Where workloads are diagnosed: in-process (no url), or by a remote attrib Service
@@ -49,6 +62,7 @@ struct Blueprint {
   ServiceSpec service;
   std::optional<int64_t> since, until;  // ns; the command line may override
   int64_t intervalSeconds = 60;         // watch mode's polling period
+  WatchSpec watch;
 };
 
 // What the command line overrides.

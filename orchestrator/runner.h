@@ -1,8 +1,11 @@
 // The orchestrator's loop (`attrib run`): ask the execution context for finished workloads,
 // collect each one's evidence from the sources, diagnose it and hand the verdict to every sink.
 // Batch mode does this once; watch mode polls until stopped and never attributes a workload
-// twice for the same rule set (the state is the SQLite sink, so a restart resumes). A failing
-// workload, source or sink is recorded and the run goes on.
+// twice for the same rule set. The state is the work claims of the first database sink
+// (sinks/work_claims.h): a SQLite sink for one worker, a PostgreSQL sink for any number of
+// workers on the same context, each workload attributed by one of them (docs/orchestrator.md,
+// "Work sharing"); a restart resumes. A failing workload, source or sink is recorded and the run
+// goes on.
 #pragma once
 
 #include <atomic>
@@ -13,7 +16,7 @@
 
 #include "orchestrator/blueprint.h"
 #include "runtime/engine.h"
-#include "sinks/sqlite_sink.h"
+#include "sinks/work_claims.h"
 
 namespace attrib::orchestrator {
 
@@ -31,9 +34,10 @@ struct RunEvents {
 
 struct RunSummary {
   size_t found = 0, attributed = 0, skipped = 0, failed = 0, cycles = 0;
+  size_t elsewhere = 0;  // held by another worker when this one came to them
 };
 
 RunSummary runBlueprint(Blueprint& blueprint, const runtime::Engine& engine, std::vector<std::unique_ptr<sinks::Sink>>& sinks,
-                        sinks::SqliteSink* state, const RunOptions& options, const RunEvents& events);
+                        sinks::WorkClaims* claims, const RunOptions& options, const RunEvents& events);
 
 }  // namespace attrib::orchestrator

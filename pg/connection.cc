@@ -227,4 +227,28 @@ Result Transaction::commit() {
 
 bool retryable(const Error& error) { return error.sqlstate == "40001" || error.sqlstate == "40P01"; }
 
+std::string withPassword(const std::string& conninfo, const std::string& password, std::string* error) {
+  Parsed parsed;
+  if (!parse(conninfo, &parsed, error)) return "";
+  char* message = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &message);
+  PQfreemem(message);
+  if (!options) return "";
+  auto quoted = [](std::string_view v) {
+    std::string out = "'";
+    for (char c : v) {
+      if (c == '\\' || c == '\'') out += '\\';
+      out += c;
+    }
+    return out + "'";
+  };
+  std::string out;
+  for (PQconninfoOption* o = options; o->keyword; ++o) {
+    if (!o->val || std::string_view(o->keyword) == "password") continue;
+    out += std::string(o->keyword) + "=" + quoted(o->val) + " ";
+  }
+  PQconninfoFree(options);
+  return out + "password=" + quoted(password);
+}
+
 }  // namespace attrib::pg

@@ -134,4 +134,8 @@ bool retryable(const Error& error);
 // cannot be parsed (and then `error` says why, without quoting it).
 std::string describeConninfo(const std::string& conninfo, std::string* error = nullptr);
 
+// `conninfo` (either form) as keyword=value with `password` as its password (a password it had is
+// replaced); "" when it cannot be parsed (and then `error` says why, without quoting it).
+std::string withPassword(const std::string& conninfo, const std::string& password, std::string* error = nullptr);
+
 }  // namespace attrib::pg

@@ -146,15 +146,17 @@ bool PostgresSink::contains(const std::string& workloadId, const std::string& ru
   return r.ok() && r.rows() == 1;
 }
 
-bool PostgresSink::write(const runtime::Verdict& v, std::string* error) {
+bool PostgresSink::write(const runtime::Verdict& v, std::string* error) { return write(v, error, Guard()); }
+
+bool PostgresSink::write(const runtime::Verdict& v, std::string* error, const Guard& guard) {
   for (int attempt = 0;; ++attempt) {
     bool retry = false;
-    if (writeOnce(v, error, &retry)) return true;
+    if (writeOnce(v, error, &retry, guard)) return true;
     if (!retry || attempt == 3) return false;
   }
 }
 
-bool PostgresSink::writeOnce(const runtime::Verdict& v, std::string* error, bool* retry) {
+bool PostgresSink::writeOnce(const runtime::Verdict& v, std::string* error, bool* retry, const Guard& guard) {
   if (!db_->healthy()) {
     pg::Error e;
     if (!db_->reset(&e)) {
@@ -171,6 +173,7 @@ bool PostgresSink::writeOnce(const runtime::Verdict& v, std::string* error, bool
   };
   pg::Transaction tx(*db_);
   if (!tx.begun().ok()) return fail("begin", tx.begun().error());
+  if (guard && !guard(*db_, error, retry)) return false;
   {
     // The workload row is kept (other rule sets' verdicts refer to it) and updated in place; its
     // row lock orders two writers of the same key.
@@ -220,6 +223,12 @@ bool PostgresSink::writeOnce(const runtime::Verdict& v, std::string* error, bool
   pg::Result c = tx.commit();
   if (!c.ok()) return fail("commit", c.error());
   return true;
+}
+
+bool postgresConninfo(const std::string& conninfo, const std::string& password, std::string* out, std::string* error) {
+  if (pg::describeConninfo(conninfo, error).empty()) return false;
+  *out = password.empty() ? conninfo : pg::withPassword(conninfo, password, error);
+  return !out->empty();
 }
 
 }  // namespace attrib::sinks

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,13 @@ class PostgresSink : public Sink {
 
   bool write(const runtime::Verdict& verdict, std::string* error) override;
 
+  // Runs first inside a verdict's transaction, on the sink's connection; false refuses the write
+  // (the transaction is rolled back, nothing is stored) with `error`, and `retry` when the whole
+  // transaction may succeed if run again. The work claims (postgres_claims.h) fence a verdict
+  // with it: the claim is completed in the verdict's own transaction, or neither happens.
+  using Guard = std::function<bool(pg::Connection& db, std::string* error, bool* retry)>;
+  bool write(const runtime::Verdict& verdict, std::string* error, const Guard& guard);
+
   // Whether a verdict for this workload and rule set is stored.
   bool contains(const std::string& workloadId, const std::string& rulesetDigest);
 
@@ -50,9 +58,13 @@ class PostgresSink : public Sink {
  private:
   PostgresSink(std::unique_ptr<pg::Connection> connection, PostgresOptions options);
   // One attempt; false with `error` (and `retry` when running it again may succeed).
-  bool writeOnce(const runtime::Verdict& verdict, std::string* error, bool* retry);
+  bool writeOnce(const runtime::Verdict& verdict, std::string* error, bool* retry, const Guard& guard);
   std::unique_ptr<pg::Connection> db_;
   PostgresOptions options_;
 };
+
+// A sink's database as given (a postgresql:// URL or keyword=value), checked, with `password`
+// put in when it is not empty: false with a one-line `error` that never quotes the conninfo.
+bool postgresConninfo(const std::string& conninfo, const std::string& password, std::string* out, std::string* error);
 
 }  // namespace attrib::sinks

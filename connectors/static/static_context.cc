@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "evidence/workload_json.h"
@@ -12,6 +15,13 @@ namespace attrib::connectors {
 StaticContext StaticContext::fromFile(std::string path) {
   StaticContext c;
   c.path_ = std::move(path);
+  return c;
+}
+
+StaticContext StaticContext::fromMany(std::string path) {
+  StaticContext c;
+  c.path_ = std::move(path);
+  c.many_ = true;
   return c;
 }
 
@@ -25,6 +35,7 @@ std::vector<WorkloadContext> StaticContext::discover(evidence::ConnectorReport* 
   *report = {};
   report->connector = "static";
   report->source = path_.empty() ? "flags" : path_;
+  if (many_) return discoverMany(report);
   WorkloadContext c;
   if (path_.empty()) {
     c.workload = workload_;
@@ -48,6 +59,74 @@ std::vector<WorkloadContext> StaticContext::discover(evidence::ConnectorReport* 
   if (c.workload.scheduler.empty()) c.workload.scheduler = "static";
   report->observations = 1;
   return {c};
+}
+
+std::vector<WorkloadContext> StaticContext::discoverMany(evidence::ConnectorReport* report) {
+  namespace fs = std::filesystem;
+  std::vector<WorkloadContext> out;
+  std::set<std::string> seen;
+  size_t refused = 0;
+  std::string first;
+  auto take = [&](const std::string& text, const std::string& where) {
+    WorkloadContext c;
+    std::string error;
+    if (!evidence::parseWorkloadJson(text, &c.workload, &error)) {
+      if (refused++ == 0) first = fmt::format("{}: {}", where, error);
+      return;
+    }
+    if (!seen.insert(c.workload.id).second) {
+      if (refused++ == 0) first = fmt::format("{}: the id '{}' is already used by another workload", where, c.workload.id);
+      return;
+    }
+    if (c.workload.scheduler.empty()) c.workload.scheduler = "static";
+    out.push_back(std::move(c));
+  };
+  std::error_code ec;
+  if (fs::is_directory(path_, ec)) {
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(path_, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    if (ec) {
+      report->status = evidence::ConnectorReport::Status::Error;
+      report->reason = fmt::format("cannot list {}: {}", path_, ec.message());
+      return {};
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      std::ifstream in(file, std::ios::binary);
+      if (!in) {
+        if (refused++ == 0) first = fmt::format("cannot read {}", file.string());
+        continue;
+      }
+      std::stringstream all;
+      all << in.rdbuf();
+      report->bytes += all.str().size();
+      take(all.str(), file.string());
+    }
+  } else {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) {
+      report->status = evidence::ConnectorReport::Status::Error;
+      report->reason = fmt::format("cannot read {}", path_);
+      return {};
+    }
+    std::string line;
+    for (size_t number = 1; std::getline(in, line); ++number) {
+      report->bytes += line.size() + 1;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      take(line, fmt::format("{}:{}", path_, number));
+    }
+  }
+  report->observations = out.size();
+  if (refused > 0) {
+    report->status = evidence::ConnectorReport::Status::Partial;
+    report->reason = fmt::format("{} workload(s) left out; the first: {}", refused, first);
+  } else if (out.empty()) {
+    report->status = evidence::ConnectorReport::Status::Empty;
+    report->reason = fmt::format("no workloads in {}", path_);
+  }
+  return out;
 }
 
 }  // namespace attrib::connectors

@@ -28,7 +28,9 @@
 #include "orchestrator/runner.h"
 #include "service/service.h"
 #include "service/postgres_session_store.h"
+#include "sinks/postgres_claims.h"
 #include "sinks/postgres_sink.h"
+#include "sinks/sqlite_claims.h"
 #include "sinks/sqlite_sink.h"
 #include "sinks/stream_sink.h"
 #include "tools/attrib/node_commands.h"
@@ -223,7 +225,8 @@ int runBlueprintCommand(const RunCommandOptions& options) {
   }
   if (options.interval) blueprint.intervalSeconds = *options.interval;
   std::vector<std::unique_ptr<attrib::sinks::Sink>> sinks;
-  attrib::sinks::SqliteSink* state = nullptr;
+  // The state (which workloads are attributed; who attributes which): the first database sink.
+  std::unique_ptr<attrib::sinks::WorkClaims> claims;
   for (const auto& spec : blueprint.sinks) {
     if (spec.kind == "stdout") {
       attrib::sinks::StreamFormat format;
@@ -232,18 +235,42 @@ int runBlueprintCommand(const RunCommandOptions& options) {
         return kExitError;
       }
       sinks.push_back(std::make_unique<attrib::sinks::StreamSink>(stdout, format));
+    } else if (spec.kind == "postgres") {
+      attrib::sinks::PostgresOptions pgOptions;
+      pgOptions.maxBytes = spec.maxBytes;
+      auto postgres = attrib::sinks::PostgresSink::open(spec.conninfo, &error, pgOptions);
+      if (!postgres) {
+        printError(error);
+        return kExitError;
+      }
+      if (!claims) {
+        attrib::sinks::ClaimOptions claimOptions;
+        claimOptions.lease = blueprint.watch.lease;
+        claimOptions.worker = blueprint.watch.worker;
+        if (claimOptions.worker.empty()) {
+          char host[256] = {};
+          ::gethostname(host, sizeof host - 1);
+          claimOptions.worker = fmt::format("{}:{}", host, ::getpid());
+        }
+        claims = attrib::sinks::PostgresClaims::open(spec.conninfo, *postgres, claimOptions, &error);
+        if (!claims) {
+          printError(error);
+          return kExitError;
+        }
+      }
+      sinks.push_back(std::move(postgres));
     } else {
       auto sqlite = attrib::sinks::SqliteSink::open(spec.path, &error);
       if (!sqlite) {
         printError(error);
         return kExitError;
       }
-      if (!state) state = sqlite.get();
+      if (!claims) claims = std::make_unique<attrib::sinks::SqliteClaims>(*sqlite);
       sinks.push_back(std::move(sqlite));
     }
   }
-  if (options.watch && !state) {
-    printError("--watch needs a sqlite sink in the blueprint: it remembers which workloads were attributed");
+  if (options.watch && !claims) {
+    printError("--watch needs a sqlite sink (one worker) or a postgres sink (any number of workers) in the blueprint: it remembers which workloads were attributed");
     return kExitUsage;
   }
   std::signal(SIGINT, onSignal);
@@ -269,9 +296,11 @@ int runBlueprintCommand(const RunCommandOptions& options) {
   run.watch = options.watch;
   run.maxCycles = options.maxCycles;
   run.stop = &gStop;
-  orch::RunSummary summary = orch::runBlueprint(blueprint, *engine, sinks, state, run, events);
-  fmt::print(stderr, "attrib run: {} workload(s) found, {} attributed, {} already attributed, {} failed\n", summary.found,
-             summary.attributed, summary.skipped, summary.failed);
+  orch::RunSummary summary = orch::runBlueprint(blueprint, *engine, sinks, claims.get(), run, events);
+  claims.reset();  // before the sinks it writes through
+  fmt::print(stderr, "attrib run: {} workload(s) found, {} attributed, {} already attributed, {} failed{}\n", summary.found,
+             summary.attributed, summary.skipped, summary.failed,
+             summary.elsewhere ? fmt::format(", {} held by other workers", summary.elsewhere) : "");
   return summary.failed > 0 ? kExitError : kExitOk;
 }
 
@@ -442,7 +471,7 @@ int main(int argc, char** argv) {
   RunCommandOptions runOptions;
   CLI::App* runCmd = app.add_subcommand("run", "Attribute every finished workload a blueprint's context finds (docs/orchestrator.md)");
   runCmd->add_option("--config", runOptions.config, "The blueprint (YAML): context, sources, rules, sinks")->required();
-  runCmd->add_flag("--watch", runOptions.watch, "Keep polling; never attribute a workload twice (needs a sqlite sink)");
+  runCmd->add_flag("--watch", runOptions.watch, "Keep polling; never attribute a workload twice (needs a sqlite sink, or a postgres sink for several workers)");
   runCmd->add_option("--since", runOptions.since, "Only workloads that ended at or after this time (RFC 3339)");
   runCmd->add_option("--until", runOptions.until, "Only workloads that ended before this time (RFC 3339)");
   runCmd->add_option("--interval", runOptions.interval,
