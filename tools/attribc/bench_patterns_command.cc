@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/bundle_writer.h"
 #include "compiler/compilation.h"
 #include "compiler/lower.h"
 #include "compiler/scan_form.h"
@@ -43,16 +44,6 @@ struct Expression {
   std::string regex;
   unsigned flags = HS_FLAG_MULTILINE;
 };
-
-unsigned flagsOf(const std::string& patternFlags) {
-  unsigned out = HS_FLAG_MULTILINE;
-  for (char f : patternFlags) {
-    if (f == 'i') out |= HS_FLAG_CASELESS;
-    if (f == 's') out |= HS_FLAG_DOTALL;
-    if (f == 'u') out |= HS_FLAG_UTF8 | HS_FLAG_UCP;
-  }
-  return out;
-}
 
 // A literal as a Hyperscan expression: every byte that is not a letter or digit as \xHH.
 std::string literalExpression(const std::string& literal) {
@@ -232,8 +223,8 @@ int runBenchPatterns(const BenchPatternsOptions& options) {
     c.flags = p.flags;
     c.form = scanForm(p.regex).expression;
     c.literal = literalFactor(c.form);
-    patterns.push_back({c.form, flagsOf(p.flags)});
-    if (!c.literal.empty()) literals.push_back({literalExpression(c.literal), flagsOf(p.flags) & ~(HS_FLAG_UTF8 | HS_FLAG_UCP)});
+    patterns.push_back({c.form, scanFlags(p.flags)});
+    if (!c.literal.empty()) literals.push_back({literalExpression(c.literal), scanFlags(p.flags) & ~(HS_FLAG_UTF8 | HS_FLAG_UCP)});
     costs.push_back(std::move(c));
   }
   std::vector<Expression> whole = patterns;
