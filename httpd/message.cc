@@ -14,21 +14,31 @@ int hexValue(char c) {
 
 std::string decode(std::string_view s) {
   std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && hexValue(s[i + 1]) >= 0 && hexValue(s[i + 2]) >= 0) {
-      out += static_cast<char>(hexValue(s[i + 1]) * 16 + hexValue(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
+  percentDecode(s, /*plusIsSpace=*/true, &out);
   return out;
 }
 
 }  // namespace
+
+bool percentDecode(std::string_view s, bool plusIsSpace, std::string* out) {
+  out->clear();
+  out->reserve(s.size());
+  bool wellFormed = true;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+' && plusIsSpace) {
+      *out += ' ';
+    } else if (s[i] != '%') {
+      *out += s[i];
+    } else if (i + 2 < s.size() && hexValue(s[i + 1]) >= 0 && hexValue(s[i + 2]) >= 0) {
+      *out += static_cast<char>(hexValue(s[i + 1]) * 16 + hexValue(s[i + 2]));
+      i += 2;
+    } else {
+      *out += '%';
+      wellFormed = false;
+    }
+  }
+  return wellFormed;
+}
 
 std::string Head::header(std::string_view name) const {
   for (const auto& h : headers) {

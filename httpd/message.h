@@ -11,6 +11,11 @@
 
 namespace attrib::httpd {
 
+// Percent-decodes `s` into `*out` ('+' as a space when `plusIsSpace`, as in a query; a path keeps
+// it). A '%' not followed by two hex digits is copied as it is, and the result is then false, so
+// a query reads it leniently and a path segment can refuse it.
+bool percentDecode(std::string_view s, bool plusIsSpace, std::string* out);
+
 struct Header {
   std::string name, value;
 };

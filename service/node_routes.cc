@@ -7,34 +7,22 @@
 
 #include "history/duration.h"
 #include "history/history_json.h"
+#include "httpd/message.h"
 #include "ir/civil_time.h"
 #include "service/service.h"
 
 namespace attrib::service {
 namespace {
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // A path segment percent-decoded ('+' is itself in a path), refused when it is not a node
 // name: empty, longer than 255 bytes, a bad escape or a control byte (NUL included).
 std::string nodeName(const std::string& segment) {
   std::string out;
-  for (size_t i = 0; i < segment.size(); ++i) {
-    char c = segment[i];
-    if (c == '%') {
-      if (i + 2 >= segment.size()) throw Failure(400, "node: a '%' must be followed by two hex digits");
-      int hi = hexValue(segment[i + 1]), lo = hexValue(segment[i + 2]);
-      if (hi < 0 || lo < 0) throw Failure(400, "node: a '%' must be followed by two hex digits");
-      c = static_cast<char>(hi * 16 + lo);
-      i += 2;
-    }
+  if (!httpd::percentDecode(segment, /*plusIsSpace=*/false, &out)) {
+    throw Failure(400, "node: a '%' must be followed by two hex digits");
+  }
+  for (char c : out) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw Failure(400, "node: a node name has no control characters");
-    out += c;
   }
   if (out.empty() || out.size() > 255) throw Failure(400, "node: a node name has 1 to 255 bytes");
   return out;
