@@ -16,7 +16,7 @@
 
 #include "pg/connection.h"
 #include "tests/connectors/loopback.h"
-#include "tests/pg/postgres_server.h"
+#include "tests/pg/postgres_fixture.h"
 #include "tests/sinks/verdicts.h"
 
 namespace attrib::sinks {
@@ -29,17 +29,9 @@ constexpr const char* kDigest = "sha256:rules-a";
 // testVerdict(i)'s workload id is slurm/<1000 + i>.
 int indexOf(const std::string& id) { return std::stoi(id.substr(id.find('/') + 1)) - 1000; }
 
-class WorkClaimsTest : public ::testing::Test {
+class WorkClaimsTest : public testing::PostgresTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    server_ = &testing::sharedPostgres(&why);
-    if (server_->missing()) GTEST_SKIP() << why;
-    ASSERT_EQ(why, "");
-    db_ = std::string("claims_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    ASSERT_EQ(server_->createDatabase(db_), "");
-  }
-  std::string url() const { return server_->url(db_); }
+  WorkClaimsTest() : PostgresTest("claims") {}
 
   int64_t scalar(const std::string& sql) {
     pg::Error e;
@@ -76,8 +68,6 @@ class WorkClaimsTest : public ::testing::Test {
     return out;
   }
 
-  testing::PostgresServer* server_ = nullptr;
-  std::string db_;
 };
 
 // The runner's loop, reduced: pending, then claims of `batch` at a time, each completed.

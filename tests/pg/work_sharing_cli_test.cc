@@ -15,7 +15,7 @@
 #include "pg/connection.h"
 #include "tests/connectors/loopback.h"
 #include "tests/pg/fleet.h"
-#include "tests/pg/postgres_server.h"
+#include "tests/pg/postgres_fixture.h"
 
 namespace attrib {
 namespace {
@@ -23,15 +23,12 @@ namespace {
 namespace fs = std::filesystem;
 using connectors::runProcess;
 
-class WorkSharingCli : public ::testing::Test {
+class WorkSharingCli : public testing::PostgresTest {
  protected:
+  WorkSharingCli() : PostgresTest("share") {}
   void SetUp() override {
-    std::string why;
-    server_ = &testing::sharedPostgres(&why);
-    if (server_->missing()) GTEST_SKIP() << why;
-    ASSERT_EQ(why, "");
-    db_ = std::string("share_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    ASSERT_EQ(server_->createDatabase(db_), "");
+    PostgresTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     char tmpl[] = "/tmp/attrib-share-XXXXXX";
     ASSERT_TRUE(::mkdtemp(tmpl));
     dir_ = tmpl;
@@ -55,15 +52,13 @@ class WorkSharingCli : public ::testing::Test {
   }
   int64_t scalar(const std::string& sql) {
     pg::Error e;
-    auto c = pg::Connection::open(server_->url(db_), &e);
+    auto c = pg::Connection::open(url(), &e);
     EXPECT_TRUE(c) << e.message;
     if (!c) return -1;
     pg::Result r = c->exec(sql);
     EXPECT_TRUE(r.ok()) << r.error().message << ": " << sql;
     return r.ok() && r.rows() ? r.integer(0, 0) : -1;
   }
-  testing::PostgresServer* server_ = nullptr;
-  std::string db_;
   fs::path dir_;
 };
 
