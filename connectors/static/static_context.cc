@@ -5,12 +5,33 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "evidence/workload_json.h"
 
 namespace attrib::connectors {
+namespace {
+
+// The whole of `path`, or nullopt when it cannot be opened.
+std::optional<std::string> readWhole(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream all;
+  all << in.rdbuf();
+  return std::move(all).str();
+}
+
+// One workload's JSON as a context (the scheduler "static" unless it names one); false with
+// *error set when it is not a workload.
+bool parseContext(const std::string& text, WorkloadContext* c, std::string* error) {
+  if (!evidence::parseWorkloadJson(text, &c->workload, error)) return false;
+  if (c->workload.scheduler.empty()) c->workload.scheduler = "static";
+  return true;
+}
+
+}  // namespace
 
 StaticContext StaticContext::fromFile(std::string path) {
   StaticContext c;
@@ -40,17 +61,15 @@ std::vector<WorkloadContext> StaticContext::discover(evidence::ConnectorReport* 
   if (path_.empty()) {
     c.workload = workload_;
   } else {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) {
+    auto text = readWhole(path_);
+    if (!text) {
       report->status = evidence::ConnectorReport::Status::Error;
       report->reason = fmt::format("cannot read {}", path_);
       return {};
     }
-    std::stringstream all;
-    all << in.rdbuf();
-    report->bytes = all.str().size();
+    report->bytes = text->size();
     std::string error;
-    if (!evidence::parseWorkloadJson(all.str(), &c.workload, &error)) {
+    if (!parseContext(*text, &c, &error)) {
       report->status = evidence::ConnectorReport::Status::Error;
       report->reason = fmt::format("{}: {}", path_, error);
       return {};
@@ -70,7 +89,7 @@ std::vector<WorkloadContext> StaticContext::discoverMany(evidence::ConnectorRepo
   auto take = [&](const std::string& text, const std::string& where) {
     WorkloadContext c;
     std::string error;
-    if (!evidence::parseWorkloadJson(text, &c.workload, &error)) {
+    if (!parseContext(text, &c, &error)) {
       if (refused++ == 0) first = fmt::format("{}: {}", where, error);
       return;
     }
@@ -78,7 +97,6 @@ std::vector<WorkloadContext> StaticContext::discoverMany(evidence::ConnectorRepo
       if (refused++ == 0) first = fmt::format("{}: the id '{}' is already used by another workload", where, c.workload.id);
       return;
     }
-    if (c.workload.scheduler.empty()) c.workload.scheduler = "static";
     out.push_back(std::move(c));
   };
   std::error_code ec;
@@ -94,15 +112,13 @@ std::vector<WorkloadContext> StaticContext::discoverMany(evidence::ConnectorRepo
     }
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
-      std::ifstream in(file, std::ios::binary);
-      if (!in) {
+      auto text = readWhole(file);
+      if (!text) {
         if (refused++ == 0) first = fmt::format("cannot read {}", file.string());
         continue;
       }
-      std::stringstream all;
-      all << in.rdbuf();
-      report->bytes += all.str().size();
-      take(all.str(), file.string());
+      report->bytes += text->size();
+      take(*text, file.string());
     }
   } else {
     std::ifstream in(path_, std::ios::binary);
