@@ -8,9 +8,10 @@
 //   hs_scan [--chunk BYTES] [--line-index] [--nul-check] [--line-classes] PATTERNS PATH...
 //
 // --line-classes adds what attribc build puts into every bundle's database after the patterns:
-// the channel markers (ir/log_channels.h) and the telling words (ir/telling_words.h), with the
-// same flags, so bench/run can say what classifying lines costs the scan (--markers and
-// --telling-words add one of the two).
+// the channel markers' literal expressions (ir/log_channels.h) and the telling words
+// (ir/telling_words.h), with the same flags, and (with --line-index) the scanner's read of every
+// line's first bytes for a Program or Prefix marker (evidence::prefixChannel), so bench/run can
+// say what classifying lines costs the scan (--markers and --telling-words add one of the two).
 //
 // --line-index and --nul-check add, one at a time, the two passes attrib's reader and scanner
 // make over every byte besides Hyperscan (runtime/log_reader.cc cutChunk: one memchr call and one
@@ -22,6 +23,7 @@
 // (gzip is read through zlib, like attrib). Prints one JSON object: bytes, files, matches,
 // matched lines, compile and scan times, throughput.
 #include <dirent.h>
+#include "evidence/line_channel.h"
 #include "ir/log_channels.h"
 #include "ir/telling_words.h"
 #include <fcntl.h>
@@ -239,7 +241,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<char[]> buffer(new char[capacity + 1]);
   Counts counts;
   std::vector<uint32_t> lineStarts;  // --line-index: as attrib's LogChunk::lineStarts
-  unsigned long long bytes = 0, lines = 0, calls = 0, indexed = 0, nuls = 0;
+  unsigned long long bytes = 0, lines = 0, calls = 0, indexed = 0, nuls = 0, prefixClaimed = 0;
   auto scanStart = Clock::now();
   for (const auto& path : files) {
     Source source(path);
@@ -275,6 +277,13 @@ int main(int argc, char** argv) {
           start = nl ? static_cast<const char*>(nl) - buffer.get() + 1 : cut;
         }
         indexed += lineStarts.size();
+        if (markers) {  // = FileScan::classifyLines: every line's Program or Prefix marker
+          for (size_t k = 0; k < lineStarts.size(); ++k) {
+            size_t from = lineStarts[k], to = k + 1 < lineStarts.size() ? lineStarts[k + 1] - 1 : cut - 1;
+            if (to > from && buffer[to - 1] == '\r') --to;
+            prefixClaimed += attrib::evidence::prefixChannel(std::string_view(buffer.get() + from, to - from)).has_value();
+          }
+        }
       }
       if (nulCheck && std::memchr(buffer.get(), 0, cut)) {  // = FileScan::run's binary-data check
         nuls += static_cast<unsigned long long>(std::count(buffer.get(), buffer.get() + cut, '\0'));
@@ -295,9 +304,9 @@ int main(int argc, char** argv) {
   double scanS = std::chrono::duration<double>(Clock::now() - scanStart).count();
   std::printf(
       "{\"patterns\": %zu, \"db_bytes\": %zu, \"compile_ms\": %.1f, \"files\": %zu, \"bytes\": %llu, "
-      "\"scan_calls\": %llu, \"matches\": %llu, \"matched_lines\": %llu, \"indexed_lines\": %llu, \"nul_bytes\": %llu, "
+      "\"scan_calls\": %llu, \"matches\": %llu, \"matched_lines\": %llu, \"indexed_lines\": %llu, \"prefix_claimed\": %llu, \"nul_bytes\": %llu, "
       "\"scan_s\": %.4f, \"gb_per_s\": %.3f}\n",
-      regexes.size(), dbSize, compileMs, files.size(), bytes, calls, counts.matches, lines, indexed, nuls, scanS,
+      regexes.size(), dbSize, compileMs, files.size(), bytes, calls, counts.matches, lines, indexed, prefixClaimed, nuls, scanS,
       scanS > 0 ? bytes / scanS / 1e9 : 0.0);
   hs_free_scratch(scratch);
   hs_free_database(db);

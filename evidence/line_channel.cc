@@ -8,7 +8,162 @@
 namespace attrib::evidence {
 namespace {
 
+// Cursor helpers for prefixChannel: each consumes what it names at s[*at] or fails, leaving *at
+// where it was on failure only where the caller relies on it (optional parts).
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool lower(char c) { return c >= 'a' && c <= 'z'; }
+bool hostChar(char c) { return digit(c) || upper(c) || lower(c) || c == '_' || c == '.' || c == '-'; }
+
+bool literal(std::string_view s, size_t* at, char c) {
+  if (*at >= s.size() || s[*at] != c) return false;
+  ++*at;
+  return true;
+}
+bool digits(std::string_view s, size_t* at, size_t n) {
+  for (size_t k = 0; k < n; ++k) {
+    if (*at + k >= s.size() || !digit(s[*at + k])) return false;
+  }
+  *at += n;
+  return true;
+}
+// One or more digits; how many in *count.
+bool someDigits(std::string_view s, size_t* at, size_t* count = nullptr) {
+  size_t from = *at;
+  while (*at < s.size() && digit(s[*at])) ++*at;
+  if (count) *count = *at - from;
+  return *at > from;
+}
+// "HH:MM:SS"
+bool clock(std::string_view s, size_t* at) {
+  return digits(s, at, 2) && literal(s, at, ':') && digits(s, at, 2) && literal(s, at, ':') && digits(s, at, 2);
+}
+// A syslog day: "29 ", " 9 ", "09 " or "9 ".
+bool day(std::string_view s, size_t* at) {
+  if (*at + 2 < s.size() && (s[*at] == ' ' || digit(s[*at])) && digit(s[*at + 1]) && s[*at + 2] == ' ') {
+    *at += 3;
+    return true;
+  }
+  if (*at + 1 < s.size() && digit(s[*at]) && s[*at + 1] == ' ') {
+    *at += 2;
+    return true;
+  }
+  return false;
+}
+// "Nov 29 10:42:00" with an optional ".fraction", then a blank.
+bool syslogTime(std::string_view s, size_t* at) {
+  if (!(*at + 3 < s.size() && upper(s[*at]) && lower(s[*at + 1]) && lower(s[*at + 2]) && s[*at + 3] == ' ')) return false;
+  *at += 4;
+  if (!day(s, at) || !clock(s, at)) return false;
+  if (*at < s.size() && s[*at] == '.') {
+    ++*at;
+    if (!someDigits(s, at)) return false;
+  }
+  return literal(s, at, ' ');
+}
+// "2026-11-29T10:42:00" with an optional fraction ('.' or ',') and zone, then a blank.
+bool isoTime(std::string_view s, size_t* at) {
+  if (!(digits(s, at, 4) && literal(s, at, '-') && digits(s, at, 2) && literal(s, at, '-') && digits(s, at, 2))) return false;
+  if (*at >= s.size() || (s[*at] != 'T' && s[*at] != 't' && s[*at] != ' ')) return false;
+  ++*at;
+  if (!clock(s, at)) return false;
+  if (*at < s.size() && (s[*at] == '.' || s[*at] == ',')) {
+    ++*at;
+    if (!someDigits(s, at)) return false;
+  }
+  if (*at < s.size() && (s[*at] == 'Z' || s[*at] == 'z')) {
+    ++*at;
+  } else if (*at < s.size() && (s[*at] == '+' || s[*at] == '-')) {
+    ++*at;
+    if (!digits(s, at, 2)) return false;
+    size_t m = *at;
+    if (literal(s, &m, ':') && digits(s, &m, 2)) {
+      *at = m;
+    } else {
+      m = *at;
+      if (digits(s, &m, 2)) *at = m;
+    }
+  }
+  return literal(s, at, ' ');
+}
+// A host: host characters, at least one of them not a digit, then a blank.
+bool host(std::string_view s, size_t* at) {
+  size_t from = *at;
+  bool nonDigit = false;
+  while (*at < s.size() && hostChar(s[*at])) nonDigit |= !digit(s[(*at)++]);
+  return *at > from && nonDigit && literal(s, at, ' ');
+}
+// The channel of the program at s[at] ("slurmstepd[12]: ", "kernel: "), its [pid] required when
+// `pidRequired` (after an RFC 3339 time) except for the kernel, which never has one.
+std::optional<ir::Channel> program(std::string_view s, size_t at, bool pidRequired) {
+  size_t end = at;
+  while (end < s.size() && s[end] != '[' && s[end] != ':' && s[end] != ' ') ++end;
+  if (end == at || end >= s.size() || s[end] == ' ') return std::nullopt;
+  const std::string_view name = s.substr(at, end - at);
+  const ir::ChannelMarker* marker = nullptr;
+  for (const ir::ChannelMarker& m : ir::channelMarkers()) {
+    if (m.form == ir::MarkerForm::Program && m.text == name) {
+      marker = &m;
+      break;
+    }
+  }
+  if (!marker) return std::nullopt;
+  const bool kernel = name == "kernel";
+  size_t k = end;
+  if (s[k] == '[') {
+    if (kernel) return std::nullopt;
+    ++k;
+    if (!someDigits(s, &k) || !literal(s, &k, ']')) return std::nullopt;
+  } else if (pidRequired && !kernel) {
+    return std::nullopt;
+  }
+  if (!literal(s, &k, ':')) return std::nullopt;
+  if (k < s.size() && s[k] != ' ') return std::nullopt;
+  return marker->channel;
+}
+// The kernel's own timestamp as the line's first item: "[ 74889.644138]" (at most nine digits of
+// seconds: ten and more are the epoch, as UCX writes it), "[  +0.000316]", "[Sun Nov 29 10:42:00 2026]".
+bool kernelTimestamp(std::string_view s) {
+  size_t at = 1;
+  size_t n = 0;
+  while (at < s.size() && s[at] == ' ') ++at;
+  size_t k = at;
+  if (literal(s, &k, '+')) {
+    return someDigits(s, &k) && literal(s, &k, '.') && someDigits(s, &k) && literal(s, &k, ']');
+  }
+  k = at;
+  if (someDigits(s, &k, &n) && n <= 9 && literal(s, &k, '.') && someDigits(s, &k) && literal(s, &k, ']')) return true;
+  // dmesg -T: "[Www Mmm dd HH:MM:SS YYYY]"
+  static constexpr std::string_view kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  if (s.size() < 5) return false;
+  bool weekday = false;
+  for (std::string_view d : kDays) weekday |= s.substr(1, 3) == d;
+  k = 4;
+  if (!weekday || !literal(s, &k, ' ')) return false;
+  if (!(k + 3 < s.size() && upper(s[k]) && lower(s[k + 1]) && lower(s[k + 2]) && s[k + 3] == ' ')) return false;
+  k += 4;
+  return day(s, &k) && clock(s, &k) && literal(s, &k, ' ') && digits(s, &k, 4) && literal(s, &k, ']');
+}
+
 }  // namespace
+
+std::optional<ir::Channel> prefixChannel(std::string_view line) {
+  if (line.empty()) return std::nullopt;
+  const char first = line.front();
+  if (first == '[') {
+    if (kernelTimestamp(line)) return ir::Channel::Kernel;
+    return std::nullopt;
+  }
+  size_t at = 0;
+  if (upper(first)) {
+    if (syslogTime(line, &at) && host(line, &at)) return program(line, at, /*pidRequired=*/false);
+    return std::nullopt;
+  }
+  if (digit(first)) {
+    if (isoTime(line, &at) && host(line, &at)) return program(line, at, /*pidRequired=*/true);
+  }
+  return std::nullopt;
+}
 
 LineChannel classifyLine(const LinePrefix& prefix, std::string_view line, ir::Channel hint) {
   const std::string_view message = line.substr(std::min(prefix.length, line.size()));

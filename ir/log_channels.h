@@ -57,15 +57,15 @@ struct ChannelMarker {
 // (Program and Prefix markers first: a syslog line's program beats what its message says).
 const std::vector<ChannelMarker>& channelMarkers();
 
-// The Hyperscan expressions that find candidate lines for the markers (HS_FLAG_MULTILINE, each
-// matching within one line), compiled into every bundle after the symptoms' patterns. An
-// `exact` expression matches exactly the lines of its channel's Program or Prefix markers; the
-// others (Starts and Contains markers) match a superset (the literal anywhere in the line) that
-// the runtime confirms on the parsed line.
+// The Hyperscan expressions that find candidate lines for the Starts and Contains markers
+// (HS_FLAG_MULTILINE, each matching within one line), compiled into every bundle after the
+// symptoms' patterns: one literal alternation per channel, a superset (the literal anywhere in
+// the line) that the runtime confirms on the parsed line. Program and Prefix markers have no
+// expression: evidence::prefixChannel (evidence/line_channel.h) reads them from each line's
+// first bytes.
 struct MarkerExpression {
   std::string regex;
   Channel channel;
-  bool exact;
 };
 const std::vector<MarkerExpression>& markerExpressions();
 

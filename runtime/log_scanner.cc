@@ -268,35 +268,38 @@ class FileScan {
     return true;
   }
 
-  // Counts the chunk's lines per channel and remembers the channel of every marked line. A
-  // line with an exact marker takes its channel; one with only a literal marker is confirmed
-  // on its parsed prefix; every other line is unclaimed and counts under the file's hint.
+  // Counts the chunk's lines per channel and remembers the channel of every line a literal
+  // marker claims. Every line's first bytes are read for a Program or Prefix marker
+  // (evidence::prefixChannel, cheap enough for every line, and first in precedence); a line
+  // without one that a literal marker's expression found is confirmed on its parsed prefix;
+  // every other line is unclaimed and counts under the file's hint.
   void classifyLines(const LogChunk& chunk, ChunkLines& lines) {
     lineChannel_.clear();
-    const auto& expressions = ir::markerExpressions();
     uint64_t claimed = 0;
-    for (size_t k = 0; k < markers_.size();) {
-      const uint32_t line = markers_[k].line;
-      int exact = -1;
-      for (; k < markers_.size() && markers_[k].line == line; ++k) {
-        const uint32_t e = markers_[k].pattern;
-        if (expressions[e].exact && (exact < 0 || e < static_cast<uint32_t>(exact))) exact = static_cast<int>(e);
+    size_t k = 0;  // the next literal-marker hit, in line order
+    const size_t count = chunk.lineCount();
+    for (uint32_t line = 0; line < count; ++line) {
+      const bool marked = k < markers_.size() && markers_[k].line == line;
+      while (k < markers_.size() && markers_[k].line == line) ++k;
+      if (std::optional<ir::Channel> c = evidence::prefixChannel(lines.line(line))) {
+        ++channelLines_[static_cast<size_t>(*c)];
+        ++claimed;
+        continue;
       }
-      LineChannel c = exact >= 0 ? LineChannel{expressions[static_cast<size_t>(exact)].channel, true}
-                                 : evidence::classifyLine(lines.prefix(line), lines.line(line), hint_);
+      if (!marked) continue;
+      LineChannel c = evidence::classifyLine(lines.prefix(line), lines.line(line), hint_);
       if (!c.claimed) continue;
       lineChannel_.emplace_back(line, c);
       ++channelLines_[static_cast<size_t>(c.channel)];
       ++claimed;
     }
-    channelLines_[static_cast<size_t>(hint_)] += chunk.lineCount() - claimed;
-    auto byLine = [](const auto& a, const auto& b) { return a.first < b.first; };
-    if (!std::is_sorted(lineChannel_.begin(), lineChannel_.end(), byLine)) {
-      std::stable_sort(lineChannel_.begin(), lineChannel_.end(), byLine);
-    }
+    channelLines_[static_cast<size_t>(hint_)] += count - claimed;
   }
 
-  LineChannel channelOf(uint32_t line) const {
+  // The channel of one line of the chunk: its Program or Prefix marker's, else the literal
+  // marker's that classifyLines confirmed, else the file's hint, unclaimed.
+  LineChannel channelOf(ChunkLines& lines, uint32_t line) const {
+    if (std::optional<ir::Channel> c = evidence::prefixChannel(lines.line(line))) return {*c, true};
     auto it = std::lower_bound(lineChannel_.begin(), lineChannel_.end(), line,
                                [](const std::pair<uint32_t, LineChannel>& e, uint32_t l) { return e.first < l; });
     return it != lineChannel_.end() && it->first == line ? it->second : LineChannel{hint_, false};
@@ -400,9 +403,9 @@ class FileScan {
       const uint32_t head = record.front();
       // A record is of the channel its first claimed line says (an indented "Reason: OOMKilled"
       // under kubectl's "Containers:"), else of its head's hint.
-      LineChannel channel = channelOf(head);
+      LineChannel channel = channelOf(lines, head);
       for (size_t k = 1; k < record.size() && !channel.claimed; ++k) {
-        if (LineChannel c = channelOf(record[k]); c.claimed) channel = c;
+        if (LineChannel c = channelOf(lines, record[k]); c.claimed) channel = c;
       }
       const ir::ChannelMask readers = evidence::readersOf(channel);
       // The (symptom, pattern) pairs of the expressions Hyperscan reported on this line, in
@@ -500,7 +503,7 @@ class FileScan {
       Instance& inst = pending.inst;
       timeOf(lines, {lineIndex}, &inst);
       takeGivenTime(given, &inst);
-      inst.source = ir::channelName(channelOf(lineIndex).channel);
+      inst.source = ir::channelName(channelOf(lines, lineIndex).channel);
       inst.text = line.size() > options_.maxTextBytes ? std::string(line.substr(0, options_.maxTextBytes)) + "..."
                                                        : std::string(line);
       identify(p, given, &pending);

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <hs/hs.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -77,57 +80,160 @@ TEST(LineChannel, FileNamesGiveHints) {
   for (const auto& [name, channel] : cases) EXPECT_EQ(channelHint(name), channel) << name;
 }
 
-// The Hyperscan expressions the scanner counts lines with: an exact one matches exactly its
-// channel's lines, a literal one a superset the classifier confirms.
-TEST(LineChannel, MarkerExpressionsAgreeWithTheClassifier) {
-  const auto& expressions = ir::markerExpressions();
-  std::vector<const char*> regexes;
-  std::vector<unsigned> flags, ids;
-  for (size_t i = 0; i < expressions.size(); ++i) {
-    regexes.push_back(expressions[i].regex.c_str());
-    flags.push_back(HS_FLAG_MULTILINE);
-    ids.push_back(static_cast<unsigned>(i));
+// A compiled Hyperscan database over `regexes` (HS_FLAG_MULTILINE), and the ids that match a line.
+class Expressions {
+ public:
+  explicit Expressions(const std::vector<std::string>& regexes) {
+    std::vector<const char*> r;
+    std::vector<unsigned> flags, ids;
+    for (size_t i = 0; i < regexes.size(); ++i) {
+      r.push_back(regexes[i].c_str());
+      flags.push_back(HS_FLAG_MULTILINE);
+      ids.push_back(static_cast<unsigned>(i));
+    }
+    hs_database_t* raw = nullptr;
+    hs_compile_error_t* error = nullptr;
+    if (hs_compile_multi(r.data(), flags.data(), ids.data(), static_cast<unsigned>(r.size()), HS_MODE_BLOCK, nullptr, &raw,
+                         &error) != HS_SUCCESS) {
+      ADD_FAILURE() << (error ? error->message : "hs_compile_multi failed");
+      return;
+    }
+    db_.reset(raw);
+    hs_scratch_t* scratch = nullptr;
+    EXPECT_EQ(hs_alloc_scratch(raw, &scratch), HS_SUCCESS);
+    scratch_.reset(scratch);
   }
-  hs_database_t* raw = nullptr;
-  hs_compile_error_t* error = nullptr;
-  ASSERT_EQ(hs_compile_multi(regexes.data(), flags.data(), ids.data(), static_cast<unsigned>(regexes.size()), HS_MODE_BLOCK,
-                             nullptr, &raw, &error),
-            HS_SUCCESS)
-      << (error ? error->message : "");
-  std::unique_ptr<hs_database_t, decltype(&hs_free_database)> db(raw, hs_free_database);
-  hs_scratch_t* scratchRaw = nullptr;
-  ASSERT_EQ(hs_alloc_scratch(db.get(), &scratchRaw), HS_SUCCESS);
-  std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> scratch(scratchRaw, hs_free_scratch);
-
-  std::vector<std::string> lines;
-  for (const auto& m : ir::channelMarkers()) lines.emplace_back(m.example);
-  for (const char* extra : {"2026-11-29T10:42:00.5+00:00 gpu-7 kernel: [123.456] x", "2026-01-01 10:00:00,123 INFO root: x",
-                            "[rank3]: KeyError: 'x'", "  3: gpu-a:1:2 [0] NCCL INFO x", "Nov 29 10:40:00 gpu-7 python3[1]: x"}) {
-    lines.emplace_back(extra);
-  }
-  for (const std::string& line : lines) {
-    SCOPED_TRACE(line);
+  std::vector<unsigned> match(std::string_view line) const {
     std::vector<unsigned> hit;
-    hs_scan(db.get(), line.data(), static_cast<unsigned>(line.size()), 0, scratch.get(),
+    if (!db_) return hit;
+    hs_scan(db_.get(), line.data(), static_cast<unsigned>(line.size()), 0, scratch_.get(),
             [](unsigned id, unsigned long long, unsigned long long, unsigned, void* ctx) {
               static_cast<std::vector<unsigned>*>(ctx)->push_back(id);
               return 0;
             },
             &hit);
+    return hit;
+  }
+
+ private:
+  std::unique_ptr<hs_database_t, decltype(&hs_free_database)> db_{nullptr, hs_free_database};
+  std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> scratch_{nullptr, hs_free_scratch};
+};
+
+// The lines to hold the classifiers to: every marker's example, odd near-misses, and every
+// line of the corpus, the scenarios and the examples (what real tools and our generators print).
+std::vector<std::string> realLines() {
+  std::vector<std::string> lines;
+  for (const auto& m : ir::channelMarkers()) lines.emplace_back(m.example);
+  for (const char* extra :
+       {"2026-11-29T10:42:00.5+00:00 gpu-7 kernel: [123.456] x", "2026-01-01 10:00:00,123 INFO root: x", "[rank3]: KeyError: 'x'",
+        "  3: gpu-a:1:2 [0] NCCL INFO x", "Nov 29 10:40:00 gpu-7 python3[1]: x", "Nov  9 10:40:00 gpu-7 kernel: x",
+        "Nov 9 10:40:00 gpu-7 kernel:", "Nov 29 10:40:00 1234 kernel: x", "Nov 29 10:40:00.123 h kernel[1]: x",
+        "Nov 29 10:40:00. h kernel: x", "Nov 29 10:40:00 gpu-7 slurmd: x", "Nov 29 10:40:00 gpu-7 slurmdx: x",
+        "Nov 29 10:40:00 gpu-7 slurmd[]: x", "Nov 29 10:40:00 gpu-7 slurmd[12]:x", "2026-11-29T10:40:00Z gpu-7 slurmd: x",
+        "2026-11-29T10:40:00+01 gpu-7 slurmd[3]: x", "2026-11-29T10:40:00+0100 gpu-7 slurmd[3]: x",
+        "2026-11-29T10:40:00+01:0 gpu-7 slurmd[3]: x", "2026-11-29t10:40:00,5-07:00 gpu-7 kernel: x",
+        "2026-11-29 10:40:00 gpu-7 kernel: x", "[1704103201.123456] [n1:4242:0] ib_mlx5_log.c:179 UCX ERROR x",
+        "[123456789.5] x", "[ +0.5] x", "[+.5] x", "[ 12.] x", "[Sun Nov 29 10:42:00 2026] x", "[Sun Nov  9 10:42:00 2026] x",
+        "[Sun Nov 29 10:42:00 26] x", "[Xyz Nov 29 10:42:00 2026] x", "[", "N", "2", ""}) {
+    lines.emplace_back(extra);
+  }
+  namespace fs = std::filesystem;
+  for (const char* dir : {"tests/corpus/cases", "tests/scenarios", "examples"}) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(ATTRIB_SOURCE_DIR) / dir)) {
+      const std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && ext != ".json" && ext != ".gz" && ext != ".tar" && ext != ".py" && ext != ".md") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        lines.push_back(line);
+      }
+    }
+  }
+  return lines;
+}
+
+// The anchored expressions the scanner used to count Program and Prefix markers with, before
+// evidence::prefixChannel replaced them: the reference prefixChannel must give the same answer as.
+std::vector<std::pair<std::string, Channel>> prefixOracle() {
+  const std::string syslogTime = R"(^[A-Z][a-z]{2} [ 0-9]?[0-9] [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)? [A-Za-z0-9_.\-]*[A-Za-z_.\-][A-Za-z0-9_.\-]* )";
+  const std::string isoTime =
+      R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?(?:[Zz]|[+\-][0-9]{2}(?::?[0-9]{2})?)? [A-Za-z0-9_.\-]*[A-Za-z_.\-][A-Za-z0-9_.\-]* )";
+  std::vector<std::pair<std::string, Channel>> out;
+  for (const auto& m : ir::channelMarkers()) {
+    if (m.form != ir::MarkerForm::Program) continue;
+    std::string name;
+    for (char c : m.text) name += (c == '-' ? "\\-" : std::string(1, c));
+    if (m.text == "kernel") {
+      out.push_back({syslogTime + "kernel:(?: |$)", m.channel});
+      out.push_back({isoTime + "kernel:(?: |$)", m.channel});
+    } else {
+      out.push_back({syslogTime + name + R"((?:\[[0-9]+\])?:(?: |$))", m.channel});
+      out.push_back({isoTime + name + R"(\[[0-9]+\]:(?: |$))", m.channel});
+    }
+  }
+  out.push_back({R"(^\[ *[0-9]{1,9}\.[0-9]+\])", Channel::Kernel});
+  out.push_back({R"(^\[ *\+[0-9]+\.[0-9]+\])", Channel::Kernel});
+  out.push_back({R"(^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ 0-9]?[0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}\])", Channel::Kernel});
+  return out;
+}
+
+// prefixChannel, which the scanner runs on every line, says exactly what the anchored
+// expressions say, on every real line we hold and on the near-misses above.
+TEST(LineChannel, PrefixChannelAgreesWithTheAnchoredExpressions) {
+  const auto oracle = prefixOracle();
+  std::vector<std::string> regexes;
+  for (const auto& [regex, channel] : oracle) regexes.push_back(regex);
+  Expressions expressions(regexes);
+  size_t claimed = 0;
+  const auto lines = realLines();
+  ASSERT_GT(lines.size(), 10000u) << "the corpus and the scenarios were not found";
+  for (const std::string& line : lines) {
+    std::vector<unsigned> hit = expressions.match(line);
+    std::optional<Channel> want;
+    if (!hit.empty()) want = oracle[*std::min_element(hit.begin(), hit.end())].second;
+    std::optional<Channel> got = prefixChannel(line);
+    claimed += got.has_value();
+    ASSERT_EQ(got.has_value(), want.has_value()) << line;
+    if (want) ASSERT_EQ(*got, *want) << line;
+  }
+  EXPECT_GT(claimed, 1000u) << "too few lines with a Program or Prefix marker to hold anything";
+}
+
+// What prefixChannel claims, the classifier (on the parsed prefix) claims for the same channel;
+// every Program and Prefix marker's example is claimed.
+TEST(LineChannel, PrefixChannelAgreesWithTheClassifierOnEveryExample) {
+  for (const auto& m : ir::channelMarkers()) {
+    if (m.form != ir::MarkerForm::Program && m.form != ir::MarkerForm::Prefix) continue;
+    SCOPED_TRACE(std::string(m.example));
+    std::optional<Channel> c = prefixChannel(m.example);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(*c, m.channel);
+    EXPECT_EQ(classify(m.example).channel, m.channel);
+  }
+}
+
+// The literal expressions the scanner finds candidate lines with are a superset: every line a
+// Starts or Contains marker claims, a literal expression of its channel found.
+TEST(LineChannel, LiteralExpressionsFindEveryLineTheirMarkersClaim) {
+  const auto& expressions = ir::markerExpressions();
+  std::vector<std::string> regexes;
+  for (const auto& e : expressions) regexes.push_back(e.regex);
+  Expressions db(regexes);
+  for (const std::string& line : realLines()) {
     LineChannel c = classify(line);
-    int exact = -1;
-    for (unsigned id : hit) {
-      if (expressions[id].exact && (exact < 0 || id < static_cast<unsigned>(exact))) exact = static_cast<int>(id);
-    }
-    if (exact >= 0) {
-      EXPECT_TRUE(c.claimed);
-      EXPECT_EQ(expressions[static_cast<size_t>(exact)].channel, c.channel);
-    } else if (c.claimed) {
-      // Claimed by a literal marker: a literal expression of its channel found the line.
-      bool found = false;
-      for (unsigned id : hit) found |= !expressions[id].exact && expressions[id].channel == c.channel;
-      EXPECT_TRUE(found);
-    }
+    if (!c.claimed || prefixChannel(line)) continue;
+    bool found = false;
+    for (unsigned id : db.match(line)) found |= expressions[id].channel == c.channel;
+    // A line the parsed prefix claims by its program (items stacked before a syslog time) has
+    // no literal: the scanner gives it its hint, as it did with the anchored expressions.
+    LinePrefix p = parseLinePrefix(line, {});
+    if (!p.program.empty() || p.kernelTimestamp) continue;
+    EXPECT_TRUE(found) << line;
   }
 }
 
