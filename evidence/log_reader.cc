@@ -1,6 +1,7 @@
 #include "evidence/log_reader.h"
 
 #include "evidence/archive_reader.h"
+#include "evidence/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -314,11 +315,13 @@ class GzipSource final : public ByteSource {
 
 // Cuts the decompressed bytes into chunks of whole lines.
 //
-// The buffer holds buffer_[0, end_): bytes of the stream starting at offset_, the first of them
-// not yet delivered. A chunk is buffer_[0, n) for some n; the next call moves the rest to the
-// front. Its capacity is chunkBytes + maxLineBytes + 1, which is always enough: a chunk stops
+// The window holds window_[0, end_): bytes of the stream starting at offset_, the first of them
+// not yet delivered. A chunk is window_[0, n) for some n; the next call drops it from the front.
+// Read through a source, the window is a buffer that the next call moves the rest to the front
+// of; its capacity is chunkBytes + maxLineBytes + 1, which is always enough: a chunk stops
 // growing once it reaches chunkBytes, and the line after that is at most maxLineBytes long
-// plus its '\n' (a longer one is cut first).
+// plus its '\n' (a longer one is cut first). Read from a mapped file, the window is the rest of
+// the mapping (everything is read already) and dropping a chunk moves the window's start.
 class ChunkedReader final : public LogReader {
  public:
   ChunkedReader(std::unique_ptr<ByteSource> source, const LogReaderOptions& options)
@@ -328,22 +331,44 @@ class ChunkedReader final : public LogReader {
         maxLineBytes_(std::clamp<size_t>(options.maxLineBytes, 1, size_t{1} << 30)),
         capacity_(chunkBytes_ + maxLineBytes_ + 1) {}
 
+  // A reader of a mapped file (`fd` stays open to watch its size).
+  ChunkedReader(std::unique_ptr<MappedFile> map, int fd, std::string path, const LogReaderOptions& options)
+      : ChunkedReader(std::unique_ptr<ByteSource>(), options) {
+    map_ = std::move(map);
+    fd_ = fd;
+    path_ = std::move(path);
+    window_ = map_->data();
+    end_ = map_->size();
+    sourceEnded_ = true;
+  }
+
   // A reader that failed before reading anything: its first next() reports `error`.
   explicit ChunkedReader(std::string error)
       : chunkBytes_(1), maxLineBytes_(1), capacity_(3), openError_(std::move(error)) {}
+
+  ~ChunkedReader() override {
+    map_.reset();
+    if (fd_ >= 0) ::close(fd_);
+  }
 
   bool next(LogChunk& chunk) override {
     chunk.lineStarts.clear();
     chunk.data = {};
     if (done_) return false;
-    if (!source_ || (!buffer_ && !allocate())) return finish();
-    discardFront(delivered_);
-    delivered_ = 0;
+    if (map_) {
+      discardFront(delivered_);
+      delivered_ = 0;
+      watchSize();
+    } else {
+      if (!source_ || (!buffer_ && !allocate())) return finish();
+      discardFront(delivered_);
+      delivered_ = 0;
+    }
     if (skipping_ && !skipRestOfLine()) return finish();
     const size_t end = cutChunk(chunk.lineStarts);
     if (chunk.lineStarts.empty()) return finish();
 
-    chunk.data = std::string_view(buffer_.get(), end);
+    chunk.data = std::string_view(window_, end);
     chunk.offset = offset_;
     chunk.firstLine = line_;
     line_ += chunk.lineStarts.size();
@@ -357,31 +382,54 @@ class ChunkedReader final : public LogReader {
   bool sawBinary() const override { return sawBinary_; }
   uint64_t bytesRead() const override { return bytesRead_; }
   uint64_t truncatedLines() const override { return truncatedLines_; }
+  bool mapped() const override { return map_ != nullptr; }
 
  private:
+  // A mapped file that shrank since it was mapped ends where it now ends (or, if the file
+  // grew back over the pages it lost, where the reader is): touching its pages past that end
+  // would read the zeros the SIGBUS guard put there.
+  void watchSize() {
+    // Pages wholly delivered are given back every 2 MiB (one madvise call, not one per chunk).
+    if (offset_ >= released_ + (2u << 20)) {
+      map_->release(offset_);
+      released_ = offset_;
+    }
+    struct stat st;
+    const uint64_t mapped = map_->size();
+    uint64_t now = mapped;
+    if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < mapped) now = static_cast<uint64_t>(st.st_size);
+    if (map_->faulted()) now = std::min<uint64_t>(now, offset_);
+ if (now < mapped && shrinkError_.empty()) {
+      shrinkError_ = "'" + path_ + "' shrank while it was read (from " + std::to_string(mapped) + " to " +
+               std::to_string(now) + " bytes); the rest is not read";
+    }
+    if (now < offset_ + end_) end_ = now > offset_ ? static_cast<size_t>(now - offset_) : 0;
+  }
+
   bool allocate() {
     // No value-initialisation: pages the reader never fills (small files) are never touched.
     buffer_.reset(new (std::nothrow) char[capacity_]);
     if (!buffer_) error_ = "cannot allocate " + std::to_string(capacity_) + " bytes to read the file";
+    window_ = buffer_.get();
     return buffer_ != nullptr;
   }
 
   // Ends the stream. The buffer is empty here: everything read was delivered or skipped.
   bool finish() {
-    if (error_.empty()) error_ = source_ ? source_->error() : openError_;
+    if (error_.empty()) error_ = source_ ? source_->error() : map_ ? shrinkError_ : openError_;
     bytesRead_ = offset_ - (completedFinalLine_ ? 1 : 0);  // counts the tail of a cut last line
     done_ = true;
     return false;
   }
 
-  // Reads more into buffer_[end_, capacity_); false at the end of the data or on error.
+  // Reads more into window_[end_, capacity_); false at the end of the data or on error.
   bool fill() {
     if (sourceEnded_ || end_ == capacity_) return false;
     // Read about one chunk at a time, not the whole buffer: what is read past the chunk's last
     // line is moved to the front afterwards, and moving a few KiB is cheaper than a megabyte.
     constexpr size_t kStep = 64 * 1024;
     const size_t want = std::min(capacity_, std::max(end_ + kStep, chunkBytes_ + kStep)) - end_;
-    const size_t n = source_->read(buffer_.get() + end_, want);
+    const size_t n = source_->read(window_ + end_, want);
     if (n == 0) sourceEnded_ = true;
     end_ += n;
     return n > 0;
@@ -389,7 +437,11 @@ class ChunkedReader final : public LogReader {
 
   // Drops the first n bytes of the buffer; they are no longer needed.
   void discardFront(size_t n) {
-    std::memmove(buffer_.get(), buffer_.get() + n, end_ - n);
+    if (map_) {
+      window_ += n;
+    } else {
+      std::memmove(window_, window_ + n, end_ - n);
+    }
     end_ -= n;
     offset_ += n;
   }
@@ -397,9 +449,9 @@ class ChunkedReader final : public LogReader {
   // Drops the rest of a line that was cut, through its '\n'; false if the data ended first.
   bool skipRestOfLine() {
     for (;;) {
-      const void* newline = std::memchr(buffer_.get(), '\n', end_);
+      const void* newline = std::memchr(window_, '\n', end_);
       if (newline != nullptr) {
-        discardFront(static_cast<const char*>(newline) - buffer_.get() + 1);
+        discardFront(static_cast<const char*>(newline) - window_ + 1);
         skipping_ = false;
         return true;
       }
@@ -409,10 +461,10 @@ class ChunkedReader final : public LogReader {
   }
 
   // Finds the lines of the next chunk, reading as needed, and returns the chunk's length.
-  // buffer_[0, lineStart) is complete lines; buffer_[lineStart, scanned) has no '\n'.
+  // window_[0, lineStart) is complete lines; window_[lineStart, scanned) has no '\n'.
   size_t cutChunk(std::vector<uint32_t>& lineStarts) {
     size_t lineStart = 0, scanned = 0;
-    NewlineFinder finder(buffer_.get());
+    NewlineFinder finder(window_);
     struct NoteNul {  // carries what the finder saw to the reader, on every way out
       NewlineFinder& finder;
       bool& sawBinary;
@@ -425,9 +477,14 @@ class ChunkedReader final : public LogReader {
     if (!skipping_) {
       const __m128i newline = _mm_set1_epi8('\n');
       const __m128i zero = _mm_setzero_si128();
-      const char* base = buffer_.get();
+      const char* base = window_;
       int nul = 0;
       while (lineStart < chunkBytes_ && scanned + 64 <= end_) {
+        // A page ahead: a mapped file's pages come from memory, and the hardware prefetchers
+        // stop at every 4 KiB page edge (measured: the indexing pass over a mapping took 2.5x
+        // the user time of the same pass over the copy read(2) leaves in L2; with this, 1.2x).
+        // A prefetch never faults, past the end of the data either.
+        __builtin_prefetch(base + scanned + 4096);
         uint64_t mask = 0;
         for (int i = 0; i < 4; ++i) {
           __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + scanned + 16 * i));
@@ -459,7 +516,7 @@ class ChunkedReader final : public LogReader {
       const char* newline = scanned < limit ? finder.next(scanned, limit) : nullptr;
       if (newline != nullptr) {
         lineStarts.push_back(static_cast<uint32_t>(lineStart));
-        lineStart = scanned = newline - buffer_.get() + 1;
+        lineStart = scanned = newline - window_ + 1;
         continue;
       }
       scanned = limit;
@@ -468,7 +525,7 @@ class ChunkedReader final : public LogReader {
         // the line (not a '\n', and dropped anyway) with the '\n'. Ending the chunk here keeps
         // chunk offsets exact: the skipped rest lies between this chunk and the next.
         lineStarts.push_back(static_cast<uint32_t>(lineStart));
-        buffer_[lineStart + maxLineBytes_] = '\n';
+        window_[lineStart + maxLineBytes_] = '\n';
         ++truncatedLines_;
         skipping_ = true;
         return lineStart + maxLineBytes_ + 1;
@@ -479,9 +536,10 @@ class ChunkedReader final : public LogReader {
       }
       if (end_ > lineStart) {
         // A final line without '\n' is completed. end_ < capacity_ here: lineStart <
-        // chunkBytes_ and the line is at most maxLineBytes_ long.
+        // chunkBytes_ and the line is at most maxLineBytes_ long; a mapping has the byte after
+        // the file's last (evidence/mapped_file.h).
         lineStarts.push_back(static_cast<uint32_t>(lineStart));
-        buffer_[end_++] = '\n';
+        window_[end_++] = '\n';
         completedFinalLine_ = true;
         return end_;
       }
@@ -494,9 +552,15 @@ class ChunkedReader final : public LogReader {
   std::unique_ptr<ByteSource> source_;
   const size_t chunkBytes_, maxLineBytes_, capacity_;
   std::unique_ptr<char[]> buffer_;
+  std::unique_ptr<MappedFile> map_;  // when reading a mapped file, instead of source_ and buffer_
+  int fd_ = -1;                      // the mapped file's, to watch its size
+  std::string path_;
+  std::string shrinkError_;          // published by finish()
+  uint64_t released_ = 0;            // the mapping's pages below this were given back
+  char* window_ = nullptr;           // buffer_.get(), or the mapping from offset_ on
   size_t end_ = 0;
   size_t delivered_ = 0;    // length of the chunk last returned, still at the buffer's front
-  uint64_t offset_ = 0;     // stream offset of buffer_[0]
+  uint64_t offset_ = 0;     // stream offset of window_[0]
   uint64_t line_ = 0;       // number of lines delivered
   uint64_t bytesRead_ = 0;
   uint64_t truncatedLines_ = 0;
@@ -550,6 +614,17 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path, const LogRea
                                            "); not read");
   }
   (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (options.mapFiles && S_ISREG(st.st_mode) && st.st_size > 0 && !hasGzipName(path) && mappedReadsEnabled()) {
+    // gzip is recognised by its magic bytes too; those files go through zlib as before.
+    unsigned char magic[2] = {};
+    const ssize_t n = ::pread(fd, magic, sizeof magic, 0);
+    if (n >= 0 && !(n == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+      // A file the mapping fails for (too many mapped at once, no address space) is read.
+      if (auto map = MappedFile::map(fd, static_cast<uint64_t>(st.st_size))) {
+        return std::make_unique<ChunkedReader>(std::move(map), fd, path, options);
+      }
+    }
+  }
   return openRaw(std::make_unique<RawFile>(fd, path), path, options);
 }
 

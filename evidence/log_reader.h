@@ -18,7 +18,7 @@
 //   exceed chunkBytes by up to maxLineBytes + 1 to finish its last line. A cut line ends its
 //   chunk; the skipped rest lies between that chunk and the next, so offsets stay exact. A cut
 //   line counts as one line in `firstLine` numbering, and its skipped rest as read bytes.
-// - Memory: one buffer of chunkBytes + maxLineBytes + 1 bytes (reused for every chunk) plus 64
+// - Memory (read(2)): one buffer of chunkBytes + maxLineBytes + 1 bytes (reused for every chunk) plus 64
 //   KiB of compressed input, whatever the file; lineStarts takes 4 bytes per line of a chunk.
 //   Options of 0 count as 1; chunkBytes is capped at 2 GiB and maxLineBytes at 1 GiB.
 // - gzip: a name ending in ".gz" or a file starting with the gzip magic bytes is decompressed
@@ -32,6 +32,15 @@
 //   inside a member). error() stays empty until next() has returned false. The bytes decoded
 //   before an error are delivered first, the last partial line completed as at the end of a file.
 // - An empty file (whatever its name) yields no chunks and no error.
+// - Plain files are mapped (evidence/mapped_file.h) once the program has enabled mapped reads,
+//   unless `mapFiles` is false: a regular file that is not empty, not named ".gz" and does not
+//   start with the gzip magic bytes. A chunk is then a view of the mapping, not of a buffer: no
+//   copy, and the same chunks, lines, offsets and errors as read(2) gives. Such a file is read up
+//   to its size when it was opened (bytes appended later are not read). One that shrinks while
+//   it is read ends where it now ends, or where its pages were lost, with the error "'<path>'
+//   shrank while it was read (from A to B bytes); the rest is not read"; the lines delivered
+//   before stay valid. Pages behind the reader are given back as it goes, so resident memory
+//   stays about a chunk whatever the file's size.
 // - bytesRead() counts the decompressed stream up to the end of the last chunk (at the end: the
 //   whole stream, including skipped rests of cut lines, excluding a '\n' added to a final line).
 #pragma once
@@ -61,6 +70,7 @@ struct LogChunk {
 struct LogReaderOptions {
   size_t chunkBytes = 1u << 20;     // target chunk size (fits in L2 while it is indexed and scanned)
   size_t maxLineBytes = 1u << 20;   // longer lines are cut (see above)
+  bool mapFiles = true;             // map plain files when mapped reads are enabled (see above)
 };
 
 class LogReader {
@@ -88,6 +98,8 @@ class LogReader {
   virtual uint64_t truncatedLines() const = 0;  // lines cut at maxLineBytes
   // Whether NUL bytes were seen in the lines delivered so far: binary data in a text log.
   virtual bool sawBinary() const = 0;
+  // Whether the chunks are views of a mapped file (see above) rather than of a buffer.
+  virtual bool mapped() const = 0;
 };
 
 }  // namespace attrib::evidence

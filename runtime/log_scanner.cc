@@ -683,6 +683,21 @@ void anchorKernelTimes(std::vector<std::vector<Instance>>& perFile) {
   }
 }
 
+// About how much scanning a file is, to take the largest first: its size, and a compressed
+// file's several times its size (logs compress about tenfold).
+uint64_t workOf(const LogFile& file) {
+  uint64_t size = 0;
+  if (file.bytes) {
+    size = file.bytes->size();
+  } else {
+    struct stat st;
+    if (::stat(file.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<uint64_t>(st.st_size);
+  }
+  const std::string& name = file.entry.empty() ? file.path : file.entry;
+  const bool compressed = name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0;
+  return compressed ? size * 8 : size;
+}
+
 }  // namespace
 
 void LogScanner::scanArchive(const std::vector<LogFile>& files, const std::vector<size_t>& unit, const Workload& workload,
@@ -745,12 +760,23 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
   }
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, std::max<size_t>(1, units.size()));
+  // The largest units first: with files of unequal sizes, taking them in the order given can
+  // leave one thread scanning the last big file alone. Results do not depend on the order (each
+  // unit writes its own slots, merged by file afterwards).
+  std::vector<size_t> order(units.size());
+  for (size_t u = 0; u < units.size(); ++u) order[u] = u;
+  if (threads > 1) {
+    std::vector<uint64_t> work(units.size(), 0);
+    for (size_t u = 0; u < units.size(); ++u) work[u] = workOf(files[units[u].front()]);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return work[a] > work[b]; });
+  }
   std::atomic<size_t> next{0};
   auto worker = [&] {
     hs_scratch_t* scratch = nullptr;
     if (hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) scratch = nullptr;
     std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
-    for (size_t u = next++; u < units.size(); u = next++) {
+    for (size_t taken = next++; taken < units.size(); taken = next++) {
+      const size_t u = order[taken];
       if (!scratch) {
         for (size_t i : units[u]) {
           result.reports[i] = {"files", files[i].source, ConnectorReport::Status::Error, 0, 0,

@@ -11,8 +11,9 @@
 //      the file's other lines say about who printed what (see "Identity" below).
 // The same pass finds the lines that hold telling words (ir/telling_words.h), kept per form
 // for a verdict that no rule explains (runtime/telling_lines.h).
-// Files are scanned in parallel; the result is the same whatever the thread count, because
-// instances are ordered by (file, line) afterwards.
+// Files are scanned in parallel, the largest first; the result is the same whatever the thread
+// count and order, because instances are ordered by (file, line) afterwards. Plain files are
+// scanned where they are mapped when the program enabled mapped reads (evidence/log_reader.h).
 //
 // Identity. An instance's node is, by precedence: a `node` capture; the host its line names
 // (syslog/journal host, NCCL's host:pid:tid, UCX, Ray's ip), as the workload's node of that name

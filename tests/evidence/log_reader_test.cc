@@ -1,6 +1,11 @@
 #include "evidence/log_reader.h"
 
+#include "evidence/mapped_file.h"
+
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -72,6 +77,8 @@ struct ReadResult {
   std::string error;
   uint64_t bytesRead = 0;
   uint64_t truncatedLines = 0;
+  bool sawBinary = false;
+  bool mapped = false;
 };
 
 // Reads a whole file, checking the chunk invariants on the way.
@@ -94,10 +101,15 @@ ReadResult readAll(const fs::path& path, const LogReaderOptions& options = {}) {
     EXPECT_EQ(chunk.firstLine, result.lines.size());
     EXPECT_GE(chunk.offset, previousEnd);
     EXPECT_LE(chunk.data.size(), bufferBound);
-    // One buffer, reused: memory does not grow with the file.
     if (buffer == nullptr) buffer = chunk.data.data();
-    EXPECT_GE(chunk.data.data(), buffer);
-    EXPECT_LE(chunk.data.data() + chunk.data.size(), buffer + bufferBound);
+    if (reader->mapped()) {
+      // A view of the mapping, at the chunk's place in the file: nothing was copied.
+      EXPECT_EQ(chunk.data.data(), buffer + chunk.offset);
+    } else {
+      // One buffer, reused: memory does not grow with the file.
+      EXPECT_GE(chunk.data.data(), buffer);
+      EXPECT_LE(chunk.data.data() + chunk.data.size(), buffer + bufferBound);
+    }
     EXPECT_EQ(chunk.lineStarts.at(0), 0u);
     for (size_t i = 0; i < chunk.lineCount(); ++i) {
       if (i > 0) {
@@ -115,12 +127,16 @@ ReadResult readAll(const fs::path& path, const LogReaderOptions& options = {}) {
   result.error = reader->error();
   result.bytesRead = reader->bytesRead();
   result.truncatedLines = reader->truncatedLines();
+  result.sawBinary = reader->sawBinary();
+  result.mapped = reader->mapped();
   return result;
 }
 
 class LogReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // As the attrib program does: plain files are then read through mappings.
+    ASSERT_TRUE(enableMappedReads());
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = fs::temp_directory_path() /
            ("attrib_log_reader_" + std::to_string(::getpid()) + "_" + info->name());
@@ -475,6 +491,204 @@ TEST_F(LogReaderTest, DegenerateOptions) {
   ReadResult r = readAll(write("degenerate.log", "abc\n\nd\n"), options);
   EXPECT_EQ(r.lines, (std::vector<Line>{{"a", 0}, {"", 4}, {"d", 5}}));
   EXPECT_EQ(r.truncatedLines, 1u);
+}
+
+// ---- Plain files read through a mapping (evidence/mapped_file.h) ----
+
+// Every plain file is mapped, and what a mapping gives is exactly what read(2) gives: the same
+// lines at the same offsets, the same cut lines, completed final lines, NUL detection and byte
+// counts. The sizes include exact multiples of the page size without a final '\n', whose
+// completing '\n' lies in the page after the file's last.
+TEST_F(LogReaderTest, MappedAndCopiedReadsAgree) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::mt19937 rng(17);
+  std::vector<std::pair<std::string, std::string>> texts = {
+      {"lines", numberedLines(3000, 3)},
+      {"no final newline", numberedLines(500, 4) + "the last line"},
+      {"page without final newline", std::string(page - 1, 'p') + "q"},
+      {"two pages, one line", std::string(2 * page, 'r')},
+      {"page ending in newline", std::string(page - 1, 's') + "\n"},
+      {"crlf", "a\r\nb\r\n\r\nlast\r"},
+      {"newlines only", std::string(5000, '\n')},
+      {"one byte", "x"},
+  };
+  std::string mixed;
+  for (int i = 0; i < 600; ++i) {
+    const size_t length = rng() % 7 == 0 ? 100 + rng() % 400 : rng() % 50;
+    std::string line(length, static_cast<char>('a' + i % 26));
+    if (i % 97 == 0 && length > 0) line[length / 2] = '\0';
+    mixed += line + "\n";
+  }
+  texts.emplace_back("long lines and NULs", mixed);
+  for (const auto& [what, text] : texts) {
+    for (size_t chunkBytes : {1, 100, 4096, 1 << 20}) {
+      for (size_t maxLineBytes : {64, 1 << 20}) {
+        SCOPED_TRACE(what + ", chunkBytes " + std::to_string(chunkBytes) + ", maxLineBytes " + std::to_string(maxLineBytes));
+        LogReaderOptions options;
+        options.chunkBytes = chunkBytes;
+        options.maxLineBytes = maxLineBytes;
+        const fs::path path = write("plain.log", text);
+        ReadResult mapped = readAll(path, options);
+        options.mapFiles = false;
+        ReadResult copied = readAll(path, options);
+        EXPECT_TRUE(mapped.mapped);
+        EXPECT_FALSE(copied.mapped);
+        EXPECT_EQ(mapped.lines, copied.lines);
+        EXPECT_EQ(mapped.chunkSizes, copied.chunkSizes);
+        EXPECT_EQ(mapped.error, copied.error);
+        EXPECT_EQ(mapped.bytesRead, copied.bytesRead);
+        EXPECT_EQ(mapped.bytesRead, text.size());
+        EXPECT_EQ(mapped.truncatedLines, copied.truncatedLines);
+        EXPECT_EQ(mapped.sawBinary, copied.sawBinary);
+      }
+    }
+  }
+  // The mapping is private: completing the final line and cutting long lines never wrote to the file.
+  const std::string text = "0123456789abcdef\nend";
+  const fs::path path = write("private.log", text);
+  LogReaderOptions options;
+  options.maxLineBytes = 4;
+  EXPECT_TRUE(readAll(path, options).mapped);
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+}
+
+// Compressed files, empty files and everything that is not a regular file keep the read(2) path.
+TEST_F(LogReaderTest, OnlyPlainFilesAreMapped) {
+  const std::string text = numberedLines(50);
+  EXPECT_TRUE(readAll(write("a.log", text)).mapped);
+  EXPECT_FALSE(readAll(write("a.log.gz", gzip(text))).mapped);
+  ReadResult magic = readAll(write("b.log", gzip(text)));  // gzip recognised by its magic bytes
+  EXPECT_FALSE(magic.mapped);
+  EXPECT_EQ(magic.lines, splitLines(text));
+  ReadResult empty = readAll(write("empty.log", ""));
+  EXPECT_FALSE(empty.mapped);
+  EXPECT_TRUE(empty.lines.empty());
+  EXPECT_EQ(empty.error, "");
+  ReadResult directory = readAll(dir_);
+  EXPECT_FALSE(directory.mapped);
+  EXPECT_NE(directory.error.find("cannot read"), std::string::npos) << directory.error;
+  const fs::path fifo = dir_ / "pipe.log";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ReadResult pipe = readAll(fifo);
+  EXPECT_FALSE(pipe.mapped);
+  EXPECT_NE(pipe.error.find("a FIFO"), std::string::npos) << pipe.error;
+}
+
+// Past MappedFile::kMaxMappings readers open at once, files are read through read(2), alike.
+TEST_F(LogReaderTest, ManyOpenReadersFallBackToReading) {
+  const std::string text = numberedLines(20);
+  const fs::path path = write("many.log", text);
+  std::vector<std::unique_ptr<LogReader>> readers;
+  size_t mapped = 0;
+  for (size_t i = 0; i < MappedFile::kMaxMappings + 20; ++i) {
+    readers.push_back(LogReader::open(path.string()));
+    mapped += readers.back()->mapped() ? 1 : 0;
+  }
+  EXPECT_GE(mapped, MappedFile::kMaxMappings - 8);  // other tests' readers are closed; allow a few
+  EXPECT_LE(mapped, MappedFile::kMaxMappings);
+  for (auto& reader : readers) {
+    LogChunk chunk;
+    std::string seen;
+    while (reader->next(chunk)) seen += chunk.data;
+    EXPECT_EQ(seen, text);
+    EXPECT_EQ(reader->error(), "");
+  }
+  readers.clear();
+  EXPECT_TRUE(LogReader::open(path.string())->mapped());  // the slots were given back
+}
+
+// A file that another process truncates while it is mapped: the reader ends it where it now
+// ends, says so, and the lines delivered before are whole. No SIGBUS reaches the process.
+TEST_F(LogReaderTest, FileThatShrinksWhileMappedEndsWithAnError) {
+  const std::string text = numberedLines(60000, 9);  // about 2.3 MB
+  const fs::path path = write("shrinking.log", text);
+  LogReaderOptions options;
+  options.chunkBytes = 64 << 10;
+  auto reader = LogReader::open(path.string(), options);
+  ASSERT_TRUE(reader->mapped());
+  LogChunk chunk;
+  ASSERT_TRUE(reader->next(chunk));
+  std::string seen(chunk.data);
+  constexpr size_t kNewSize = 200000;
+  ASSERT_EQ(::truncate(path.c_str(), kNewSize), 0);
+  while (reader->next(chunk)) seen += chunk.data;
+  EXPECT_EQ(reader->error(), "'" + path.string() + "' shrank while it was read (from " + std::to_string(text.size()) +
+                                 " to " + std::to_string(kNewSize) + " bytes); the rest is not read");
+  // Everything up to the new end, its last (now partial) line completed.
+  EXPECT_EQ(seen, text.substr(0, kNewSize) + (text[kNewSize - 1] == '\n' ? "" : "\n"));
+  EXPECT_EQ(reader->bytesRead(), kNewSize);
+}
+
+// The race the size check cannot see: the file is truncated while a chunk of it is in use.
+// Touching the lost pages reads zeros instead of killing the process, and the reader stops.
+TEST_F(LogReaderTest, PagesLostUnderAChunkReadAsZerosNotSigbus) {
+  const std::string text = numberedLines(20000, 11);
+  const fs::path path = write("lost.log", text);
+  LogReaderOptions options;
+  options.chunkBytes = 256 << 10;
+  auto reader = LogReader::open(path.string(), options);
+  ASSERT_TRUE(reader->mapped());
+  LogChunk chunk;
+  ASSERT_TRUE(reader->next(chunk));
+  ASSERT_GT(chunk.data.size(), 3 * static_cast<size_t>(::sysconf(_SC_PAGESIZE)));
+  ASSERT_EQ(::truncate(path.c_str(), 0), 0);
+  size_t zeros = 0;
+  for (char c : chunk.data) zeros += c == '\0' ? 1 : 0;  // would be SIGBUS without the guard
+  EXPECT_EQ(zeros, chunk.data.size());
+  EXPECT_FALSE(reader->next(chunk));
+  EXPECT_NE(reader->error().find("shrank while it was read (from " + std::to_string(text.size()) + " to 0 bytes)"),
+            std::string::npos)
+      << reader->error();
+}
+
+// The guard handles only faults in its mappings: any other SIGBUS still ends the process.
+TEST_F(LogReaderTest, OtherSigbusStillKills) {
+  EXPECT_EXIT(
+      {
+        enableMappedReads();
+        ::raise(SIGBUS);
+      },
+      // Killed by the signal, or by the handler installed before (AddressSanitizer's exits 1).
+      [](int status) { return (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) || (WIFEXITED(status) && WEXITSTATUS(status) != 0); },
+      "");
+}
+
+// Pages behind the reader are given back: reading a 48 MiB file keeps about one release step
+// (2 MiB) and a chunk resident, not the file.
+TEST_F(LogReaderTest, MappedFileDoesNotStayResident) {
+  auto rssFileKiB = [] {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    long value = 0;
+    while (status >> key) {
+      if (key == "RssFile:") {
+        status >> value;
+        return value;
+      }
+      status.ignore(1 << 10, '\n');
+    }
+    return -1L;
+  };
+  std::string text;
+  const std::string line(99, 'm');
+  while (text.size() < (48u << 20)) text += line + "\n";
+  const fs::path path = write("big.log", text);
+  text.clear();
+  text.shrink_to_fit();
+  const long before = rssFileKiB();
+  ASSERT_GE(before, 0);
+  auto reader = LogReader::open(path.string());
+  ASSERT_TRUE(reader->mapped());
+  LogChunk chunk;
+  long most = before;
+  uint64_t bytes = 0;
+  while (reader->next(chunk)) {
+    bytes += chunk.data.size();
+    most = std::max(most, rssFileKiB());
+  }
+  EXPECT_EQ(bytes, reader->bytesRead());
+  EXPECT_LT(most - before, 12L << 10) << "resident file pages grew by " << (most - before) << " KiB";
 }
 
 }  // namespace

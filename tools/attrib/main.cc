@@ -21,6 +21,7 @@
 #include "attrib_version.h"
 #include "tools/cli_parse.h"
 #include "evidence/intake.h"
+#include "evidence/mapped_file.h"
 #include "runtime/verdict.h"
 #include "connectors/kueue/kueue_context.h"
 #include "ir/civil_time.h"
@@ -434,6 +435,10 @@ int runServe(const ServeOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Plain log files are scanned where they are mapped, not copied (evidence/mapped_file.h); the
+  // guard that keeps a file truncated under its mapping from killing the process is the
+  // program's to install. Without it, files are read through read(2).
+  attrib::evidence::enableMappedReads();
   CLI::App app{"attrib: root causes of failed distributed AI workloads", "attrib"};
   app.set_version_flag("--version", std::string("attrib ") + ATTRIB_VERSION);
   app.require_subcommand(1);
