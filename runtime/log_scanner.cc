@@ -12,12 +12,14 @@
 #include <memory>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include <sys/stat.h>
 
 #include "evidence/archive_reader.h"
 #include "evidence/line_channel.h"
 #include "evidence/log_record.h"
+#include "runtime/context_text.h"
 #include "runtime/interpreter.h"
 
 namespace attrib::runtime {
@@ -132,9 +134,10 @@ struct Pending {
 class FileScan {
  public:
   FileScan(const Bundle& bundle, const RegexTable& regexes, const std::vector<ir::ChannelMask>& reads,
-           const Workload& workload, const LogFile& file, const LogScanOptions& options, hs_scratch_t* scratch,
-           const std::vector<const LogLine*>* lines = nullptr)
-      : bundle_(bundle), regexes_(regexes), reads_(reads), workload_(workload), file_(file), options_(options),
+           const std::vector<bool>& compact, const Workload& workload, const LogFile& file,
+           const LogScanOptions& options, hs_scratch_t* scratch, const std::vector<const LogLine*>* lines = nullptr)
+      : bundle_(bundle), regexes_(regexes), reads_(reads), compact_(compact), workload_(workload), file_(file),
+        options_(options),
         scratch_(scratch), lines_(lines),
         // An archive's entry is named in it, as the intake's reports name it.
         location_(file.entry.empty() ? file.path : file.path + "!/" + file.entry) {
@@ -370,6 +373,18 @@ class FileScan {
     }
   }
 
+  // A compact instance's text: the raw line of `record` that holds offset `start` of its
+  // messages (one line each, joined by '\n'), cut at kCompactTextBytes (and maxTextBytes).
+  std::string compactText(ChunkLines& lines, const std::vector<uint32_t>& record, std::string_view messages,
+                          size_t start) {
+    start = std::min(start, messages.size());
+    const size_t k = std::min<size_t>(static_cast<size_t>(std::count(messages.begin(), messages.begin() + start, '\n')),
+                                      record.size() - 1);
+    std::string_view line = lines.line(record[k]);
+    const size_t bound = std::min(kCompactTextBytes, options_.maxTextBytes);
+    return line.size() > bound ? std::string(line.substr(0, bound)) + "..." : std::string(line);
+  }
+
   void extract(const LogChunk& chunk, ChunkLines& lines) {
     const ir::Program& program = bundle_.program;
     // The records already made in this chunk, by the lines they hold, so that several matched
@@ -434,12 +449,13 @@ class FileScan {
             recordText(lines, record, &messages, &raw);
             haveText = true;
           }
-          probe = probes_.insert(probes_.end(), Probe{use.expression, false, false, {}});
+          probe = probes_.insert(probes_.end(), Probe{use.expression, false, false, 0, {}});
           Instance& inst = probe->pending.inst;
           // PCRE2 confirms the pattern on the record's messages and extracts the named captures;
           // a record it gave up on (catastrophic backtracking) is said in the report, never a
           // silent non-match.
-          probe->matched = regexes_.pattern(use.symptom, use.pattern).match(messages, &inst.captures, &probe->limited);
+          probe->matched =
+              regexes_.pattern(use.symptom, use.pattern).match(messages, &inst.captures, &probe->limited, &probe->start);
           if (probe->matched) {
             if (!haveTime) {
               timeOf(lines, record, &timed);
@@ -474,7 +490,14 @@ class FileScan {
           if (!interpreter_.test(symptom.when, ctx)) continue;
         }
         symptomsOfRecord[r].insert(use.symptom);
-        pending_.push_back(probe->pending);
+        if (options_.compactContextText && compact_[static_cast<size_t>(use.symptom)]) {
+          // The record's text stays with the probe (other symptoms may take it whole).
+          std::string whole = std::exchange(probe->pending.inst.text, compactText(lines, record, messages, probe->start));
+          pending_.push_back(probe->pending);
+          probe->pending.inst.text = std::move(whole);
+        } else {
+          pending_.push_back(probe->pending);
+        }
       }
     }
   }
@@ -626,6 +649,7 @@ class FileScan {
   const Bundle& bundle_;
   const RegexTable& regexes_;
   const std::vector<ir::ChannelMask>& reads_;
+  const std::vector<bool>& compact_;  // per symptom: its instances keep the compact text (runtime/context_text.h)
   const Workload& workload_;
   const LogFile& file_;
   const LogScanOptions& options_;
@@ -655,6 +679,7 @@ class FileScan {
   struct Probe {
     uint32_t expression;
     bool matched, limited;
+    size_t start;     // where the match begins in the record's messages
     Pending pending;  // the instance the expression's match gives, whichever symptom it is for
   };
   std::vector<Use> uses_;
@@ -717,7 +742,7 @@ void LogScanner::scanArchive(const std::vector<LogFile>& files, const std::vecto
     if (it == wanted.end() || it->second.empty()) continue;
     const size_t i = it->second.front();
     it->second.erase(it->second.begin());
-    FileScan scan(bundle_, regexes_, reads_, workload, files[i], options, scratch);
+    FileScan scan(bundle_, regexes_, reads_, compact_, workload, files[i], options, scratch);
     reports[i] = scan.run(perFile[i], &lines[i], archive.get());
     telling[i] = scan.takeTelling();
     done.insert(i);
@@ -730,7 +755,8 @@ void LogScanner::scanArchive(const std::vector<LogFile>& files, const std::vecto
   }
 }
 
-LogScanner::LogScanner(const Bundle& bundle, const RegexTable& regexes) : bundle_(bundle), regexes_(regexes) {
+LogScanner::LogScanner(const Bundle& bundle, const RegexTable& regexes)
+    : bundle_(bundle), regexes_(regexes), compact_(compactTextSymptoms(bundle.program)) {
   for (const auto& s : bundle.program.symptoms) {
     ir::ChannelMask mask = 0;
     for (const auto& word : s.sources) mask |= ir::channelsOfSourceWord(word);
@@ -786,7 +812,7 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
       }
       if (files[units[u].front()].entry.empty()) {
         const size_t i = units[u].front();
-        FileScan scan(bundle_, regexes_, reads_, workload, files[i], options, scratch);
+        FileScan scan(bundle_, regexes_, reads_, compact_, workload, files[i], options, scratch);
         result.reports[i] = scan.run(perFile[i], &lines[i]);
         telling[i] = scan.takeTelling();
       } else {
@@ -848,7 +874,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   std::vector<std::vector<Instance>> perGroup(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     uint64_t count = 0;
-    FileScan scan(bundle_, regexes_, reads_, workload, groups[g], options, scratch, &members[g]);
+    FileScan scan(bundle_, regexes_, reads_, compact_, workload, groups[g], options, scratch, &members[g]);
     result.reports.push_back(scan.runLines(perGroup[g], &count));
     TellingLines found = scan.takeTelling();
     for (auto& t : found.lines()) t.first.sequence = (static_cast<uint64_t>(g) << 40) | (t.first.where.line & ((1ULL << 40) - 1));

@@ -6,7 +6,9 @@
 //   3. for each symptom that reads the record's channel, PCRE2 confirms the pattern on the
 //      record's messages (prefixes stripped, lines joined by '\n': `^` is a message's start) and
 //      extracts the named captures, the symptom's `when` clause decides, and one instance is
-//      made per symptom and record, at the record's first line;
+//      made per symptom and record, at the record's first line, with the record as its text
+//      (a context symptom nothing reads the text of keeps only the line its match starts on:
+//      runtime/context_text.h);
 //   4. the instance's time, node and rank come from the record's prefixes, the file, and what
 //      the file's other lines say about who printed what (see "Identity" below).
 // The same pass finds the lines that hold telling words (ir/telling_words.h), kept per form
@@ -49,6 +51,10 @@ struct LogScanOptions {
   unsigned threads = 0;  // 0 = one per core
   evidence::LogReaderOptions reader;
   size_t maxTextBytes = 4096;  // instance text beyond this is cut (with "...")
+  // Instances of the routine context symptoms no predicate reads the text of keep only the
+  // line their match starts on, cut at kCompactTextBytes (runtime/context_text.h). False keeps
+  // every instance's whole record (the comparison the tests make).
+  bool compactContextText = true;
 };
 
 struct LogScanResult {
@@ -80,6 +86,7 @@ class LogScanner {
   const Bundle& bundle_;
   const RegexTable& regexes_;
   std::vector<ir::ChannelMask> reads_;  // per symptom: the channels it reads
+  std::vector<bool> compact_;           // per symptom: compactTextSymptoms(bundle.program)
 };
 
 }  // namespace attrib::runtime

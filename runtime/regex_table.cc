@@ -45,7 +45,8 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
 
 Regex::~Regex() { pcre2_code_free(code_); }
 
-bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures, bool* limited) const {
+bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures, bool* limited,
+                  size_t* start) const {
   // Match data sized for this pattern, one per thread and pattern shape; allocated lazily.
   thread_local std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
       pcre2_match_data_create(256, nullptr), pcre2_match_data_free);
@@ -57,6 +58,7 @@ bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std:
     }
     return false;
   }
+  if (start) *start = pcre2_get_ovector_pointer(data.get())[0];
   if (captures) {
     PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
     uint32_t pairs = pcre2_get_ovector_count(data.get());

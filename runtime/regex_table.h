@@ -32,9 +32,10 @@ class Regex {
   // that participated in the match, in pattern order. When PCRE2 gives up instead of deciding
   // (its match, depth or heap limit: catastrophic backtracking), the answer is false and
   // `limited`, when given, is set: the caller must say so, a line it did not decide is not a
-  // line that did not match.
+  // line that did not match. `start`, when given, is set to the offset in `text` at which the
+  // match begins.
   bool match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures = nullptr,
-             bool* limited = nullptr) const;
+             bool* limited = nullptr, size_t* start = nullptr) const;
 
  private:
   Regex() = default;

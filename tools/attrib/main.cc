@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -435,6 +438,14 @@ int runServe(const ServeOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // glibc raises its mmap threshold to the largest block freed (up to 32 MiB), after which the
+  // per-file instance vectors and the merged one (megabytes at high match densities) come from
+  // the brk heap, whose freed middle it cannot give back: 24 MB of peak RSS on the dense
+  // benchmark. Fixed at glibc's default, blocks of 128 KiB and more stay mapped and go back to
+  // the system when freed (docs/performance.md, "High match density").
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
   // Plain log files are scanned where they are mapped, not copied (evidence/mapped_file.h); the
   // guard that keeps a file truncated under its mapping from killing the process is the
   // program's to install. Without it, files are read through read(2).
