@@ -18,6 +18,7 @@ std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Bundle> bundl
   engine->regexes_ = std::move(regexes);
   engine->compiled_ = std::move(compiled);
   engine->attributor_ = std::make_unique<const Attributor>(engine->bundle_, engine->regexes_, engine->compiled_);
+  engine->scanner_ = std::make_unique<const LogScanner>(*engine->bundle_, *engine->regexes_);
   engine->evaluator_ = std::move(evaluator);
   if (!engine->compiled_) engine->evaluator_.name = "interpreter";
   return engine;
@@ -25,7 +26,7 @@ std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Bundle> bundl
 
 Verdict Engine::diagnose(WorkloadEvidence input, const DiagnoseOptions& options) const {
   auto started = std::chrono::steady_clock::now();
-  LogScanner scanner(*bundle_, *regexes_);
+  const LogScanner& scanner = *scanner_;
   LogScanResult scanned = scanner.scan(input.logs, input.workload, options.scan);
   if (!input.lines.empty()) {
     LogScanResult memory = scanner.scanLines(input.lines, input.workload, options.scan);

@@ -41,6 +41,7 @@ class Engine {
   std::shared_ptr<const RegexTable> regexes_;
   std::shared_ptr<const CompiledPredicates> compiled_;
   std::unique_ptr<const Attributor> attributor_;  // over the three above; plans made once
+  std::unique_ptr<const LogScanner> scanner_;     // over bundle_ and regexes_; its analyses made once
   EvaluatorInfo evaluator_;
 };
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -154,6 +155,18 @@ class LogReaderTest : public ::testing::Test {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     EXPECT_TRUE(out.good());
     return path;
+  }
+
+  // A reader of `text` written to `name`, read through a mapping in chunks of `chunkBytes`, with
+  // its first chunk already in `first` (the truncation tests change the file under it).
+  std::unique_ptr<LogReader> openMappedAtFirstChunk(const std::string& name, const std::string& text,
+                                                    size_t chunkBytes, LogChunk& first) {
+    LogReaderOptions options;
+    options.chunkBytes = chunkBytes;
+    auto reader = LogReader::open(write(name, text).string(), options);
+    EXPECT_TRUE(reader->mapped());
+    EXPECT_TRUE(reader->next(first));
+    return reader;
   }
 
   fs::path dir_;
@@ -602,13 +615,10 @@ TEST_F(LogReaderTest, ManyOpenReadersFallBackToReading) {
 // ends, says so, and the lines delivered before are whole. No SIGBUS reaches the process.
 TEST_F(LogReaderTest, FileThatShrinksWhileMappedEndsWithAnError) {
   const std::string text = numberedLines(60000, 9);  // about 2.3 MB
-  const fs::path path = write("shrinking.log", text);
-  LogReaderOptions options;
-  options.chunkBytes = 64 << 10;
-  auto reader = LogReader::open(path.string(), options);
-  ASSERT_TRUE(reader->mapped());
   LogChunk chunk;
-  ASSERT_TRUE(reader->next(chunk));
+  auto reader = openMappedAtFirstChunk("shrinking.log", text, 64 << 10, chunk);
+  ASSERT_FALSE(HasFailure());
+  const fs::path path = dir_ / "shrinking.log";
   std::string seen(chunk.data);
   constexpr size_t kNewSize = 200000;
   ASSERT_EQ(::truncate(path.c_str(), kNewSize), 0);
@@ -624,13 +634,10 @@ TEST_F(LogReaderTest, FileThatShrinksWhileMappedEndsWithAnError) {
 // Touching the lost pages reads zeros instead of killing the process, and the reader stops.
 TEST_F(LogReaderTest, PagesLostUnderAChunkReadAsZerosNotSigbus) {
   const std::string text = numberedLines(20000, 11);
-  const fs::path path = write("lost.log", text);
-  LogReaderOptions options;
-  options.chunkBytes = 256 << 10;
-  auto reader = LogReader::open(path.string(), options);
-  ASSERT_TRUE(reader->mapped());
   LogChunk chunk;
-  ASSERT_TRUE(reader->next(chunk));
+  auto reader = openMappedAtFirstChunk("lost.log", text, 256 << 10, chunk);
+  ASSERT_FALSE(HasFailure());
+  const fs::path path = dir_ / "lost.log";
   ASSERT_GT(chunk.data.size(), 3 * static_cast<size_t>(::sysconf(_SC_PAGESIZE)));
   ASSERT_EQ(::truncate(path.c_str(), 0), 0);
   size_t zeros = 0;
