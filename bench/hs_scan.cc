@@ -2,15 +2,17 @@
 // against. It compiles the same log patterns with the same flags `attribc build` uses
 // (HS_FLAG_MULTILINE plus the pattern's i/s/u flags, never SINGLEMATCH: compiler/bundle_writer.cc
 // scanFlags) into one block-mode database, and scans the same files the way attrib's LogScanner
-// does: one hs_scan call per chunk of about 8 MB of whole lines, one thread, one scratch. It does
-// only that: no line index, no confirmation, no extraction, so the time is Hyperscan plus read(2).
+// does: one hs_scan call per chunk of about 1 MiB of whole lines (LogReaderOptions::chunkBytes),
+// one thread, one scratch. It does only that: no line index, no confirmation, no extraction, so
+// the time is Hyperscan plus read(2).
 //
 //   hs_scan [--chunk BYTES] [--line-index] [--nul-check] [--line-classes] PATTERNS PATH...
 //
 // --line-classes adds what attribc build puts into every bundle's database after the patterns:
 // the channel markers' literal expressions (ir/log_channels.h) and the telling words
-// (ir/telling_words.h), with the same flags, and (with --line-index) the scanner's read of every
-// line's first bytes for a Program or Prefix marker (evidence::prefixChannel), so bench/run can
+// (ir/telling_words.h), with the same flags, and (with --line-index) the reader's read of every
+// line's first bytes for a Program or Prefix marker as it indexes the line (LogChunk::addLine,
+// evidence::prefixChannel), so bench/run can
 // say what classifying lines costs the scan (--markers and --telling-words add one of the two).
 //
 // --line-index and --nul-check add, one at a time, the two passes attrib's reader and scanner
@@ -160,7 +162,7 @@ int onMatch(unsigned, unsigned long long, unsigned long long to, unsigned, void*
 }  // namespace
 
 int main(int argc, char** argv) {
-  size_t chunk = 8u << 20;
+  size_t chunk = 1u << 20;  // = LogReaderOptions::chunkBytes
   bool lineIndex = false, nulCheck = false, markers = false, telling = false;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
@@ -274,16 +276,15 @@ int main(int argc, char** argv) {
         for (size_t start = 0; start < cut;) {
           const void* nl = std::memchr(buffer.get() + start, '\n', cut - start);
           lineStarts.push_back(static_cast<uint32_t>(start));
-          start = nl ? static_cast<const char*>(nl) - buffer.get() + 1 : cut;
+          const size_t end = nl ? static_cast<const char*>(nl) - buffer.get() : cut;
+          if (markers) {  // = LogChunk::addLine: every line's Program or Prefix marker, as it is indexed
+            size_t to = end;
+            if (to > start && buffer[to - 1] == '\r') --to;
+            prefixClaimed += attrib::evidence::prefixChannel(std::string_view(buffer.get() + start, to - start)).has_value();
+          }
+          start = nl ? end + 1 : cut;
         }
         indexed += lineStarts.size();
-        if (markers) {  // = FileScan::classifyLines: every line's Program or Prefix marker
-          for (size_t k = 0; k < lineStarts.size(); ++k) {
-            size_t from = lineStarts[k], to = k + 1 < lineStarts.size() ? lineStarts[k + 1] - 1 : cut - 1;
-            if (to > from && buffer[to - 1] == '\r') --to;
-            prefixClaimed += attrib::evidence::prefixChannel(std::string_view(buffer.get() + from, to - from)).has_value();
-          }
-        }
       }
       if (nulCheck && std::memchr(buffer.get(), 0, cut)) {  // = FileScan::run's binary-data check
         nuls += static_cast<unsigned long long>(std::count(buffer.get(), buffer.get() + cut, '\0'));

@@ -1,6 +1,7 @@
 #include "evidence/log_reader.h"
 
 #include "evidence/archive_reader.h"
+#include "evidence/line_channel.h"
 #include "evidence/mapped_file.h"
 
 #include <fcntl.h>
@@ -20,6 +21,13 @@
 #include <utility>
 
 namespace attrib::evidence {
+
+void LogChunk::addLine(const char* base, size_t begin, size_t end) {
+  lineStarts.push_back(static_cast<uint32_t>(begin));
+  if (end > begin && base[end - 1] == '\r') --end;
+  std::optional<ir::Channel> c = evidence::prefixChannel(std::string_view(base + begin, end - begin));
+  prefixChannels.push_back(c ? static_cast<uint8_t>(static_cast<uint8_t>(*c) + 1) : 0);
+}
 
 std::string_view LogChunk::line(size_t i) const {
   const size_t begin = lineStarts[i];
@@ -352,7 +360,7 @@ class ChunkedReader final : public LogReader {
   }
 
   bool next(LogChunk& chunk) override {
-    chunk.lineStarts.clear();
+    chunk.clearLines();
     chunk.data = {};
     if (done_) return false;
     if (map_) {
@@ -365,7 +373,7 @@ class ChunkedReader final : public LogReader {
       delivered_ = 0;
     }
     if (skipping_ && !skipRestOfLine()) return finish();
-    const size_t end = cutChunk(chunk.lineStarts);
+    const size_t end = cutChunk(chunk);
     if (chunk.lineStarts.empty()) return finish();
 
     chunk.data = std::string_view(window_, end);
@@ -462,7 +470,7 @@ class ChunkedReader final : public LogReader {
 
   // Finds the lines of the next chunk, reading as needed, and returns the chunk's length.
   // window_[0, lineStart) is complete lines; window_[lineStart, scanned) has no '\n'.
-  size_t cutChunk(std::vector<uint32_t>& lineStarts) {
+  size_t cutChunk(LogChunk& chunk) {
     size_t lineStart = 0, scanned = 0;
     NewlineFinder finder(window_);
     struct NoteNul {  // carries what the finder saw to the reader, on every way out
@@ -498,7 +506,7 @@ class ChunkedReader final : public LogReader {
             tooLong = true;
             break;
           }
-          lineStarts.push_back(static_cast<uint32_t>(lineStart));
+          chunk.addLine(base, lineStart, at);
           lineStart = at + 1;
           mask &= mask - 1;
         }
@@ -515,7 +523,7 @@ class ChunkedReader final : public LogReader {
       const size_t limit = std::min(end_, lineStart + maxLineBytes_ + 1);
       const char* newline = scanned < limit ? finder.next(scanned, limit) : nullptr;
       if (newline != nullptr) {
-        lineStarts.push_back(static_cast<uint32_t>(lineStart));
+        chunk.addLine(window_, lineStart, static_cast<size_t>(newline - window_));
         lineStart = scanned = newline - window_ + 1;
         continue;
       }
@@ -524,8 +532,8 @@ class ChunkedReader final : public LogReader {
         // Too long: keep the first maxLineBytes_ bytes as a line, overwriting the next byte of
         // the line (not a '\n', and dropped anyway) with the '\n'. Ending the chunk here keeps
         // chunk offsets exact: the skipped rest lies between this chunk and the next.
-        lineStarts.push_back(static_cast<uint32_t>(lineStart));
         window_[lineStart + maxLineBytes_] = '\n';
+        chunk.addLine(window_, lineStart, lineStart + maxLineBytes_);
         ++truncatedLines_;
         skipping_ = true;
         return lineStart + maxLineBytes_ + 1;
@@ -538,8 +546,8 @@ class ChunkedReader final : public LogReader {
         // A final line without '\n' is completed. end_ < capacity_ here: lineStart <
         // chunkBytes_ and the line is at most maxLineBytes_ long; a mapping has the byte after
         // the file's last (evidence/mapped_file.h).
-        lineStarts.push_back(static_cast<uint32_t>(lineStart));
-        window_[end_++] = '\n';
+        window_[end_] = '\n';
+        chunk.addLine(window_, lineStart, end_++);
         completedFinalLine_ = true;
         return end_;
       }

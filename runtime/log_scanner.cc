@@ -89,6 +89,7 @@ class ChunkLines final : public evidence::RecordLines {
     slot_.assign(chunk.lineCount(), -1);
   }
   size_t size() const override { return chunk_.lineCount(); }
+  const LogChunk& chunk() const { return chunk_; }
   std::string_view line(size_t i) override { return stripCr(chunk_.line(i)); }
   const LinePrefix& prefix(size_t i) override {
     if (slot_[i] < 0) {
@@ -173,9 +174,10 @@ class FileScan {
     std::string data;
     LogChunk chunk;
     for (const LogLine* l : *lines_) {
-      chunk.lineStarts.push_back(static_cast<uint32_t>(data.size()));
+      const size_t begin = data.size();
       // A newline inside a delivered line would split it; it stands for a space instead.
       for (char c : l->text) data += c == '\n' ? ' ' : c;
+      chunk.addLine(data.data(), begin, data.size());
       data += '\n';
     }
     chunk.data = data;
@@ -272,10 +274,10 @@ class FileScan {
   }
 
   // Counts the chunk's lines per channel and remembers the channel of every line a literal
-  // marker claims. Every line's first bytes are read for a Program or Prefix marker
-  // (evidence::prefixChannel, cheap enough for every line, and first in precedence); a line
-  // without one that a literal marker's expression found is confirmed on its parsed prefix;
-  // every other line is unclaimed and counts under the file's hint.
+  // marker claims. A line's Program or Prefix marker, first in precedence, was read by the
+  // reader as it indexed the line (LogChunk::prefixChannels); a line without one that a literal
+  // marker's expression found is confirmed on its parsed prefix; every other line is unclaimed
+  // and counts under the file's hint.
   void classifyLines(const LogChunk& chunk, ChunkLines& lines) {
     lineChannel_.clear();
     uint64_t claimed = 0;
@@ -284,7 +286,7 @@ class FileScan {
     for (uint32_t line = 0; line < count; ++line) {
       const bool marked = k < markers_.size() && markers_[k].line == line;
       while (k < markers_.size() && markers_[k].line == line) ++k;
-      if (std::optional<ir::Channel> c = evidence::prefixChannel(lines.line(line))) {
+      if (std::optional<ir::Channel> c = chunk.prefixChannel(line)) {
         ++channelLines_[static_cast<size_t>(*c)];
         ++claimed;
         continue;
@@ -302,7 +304,7 @@ class FileScan {
   // The channel of one line of the chunk: its Program or Prefix marker's, else the literal
   // marker's that classifyLines confirmed, else the file's hint, unclaimed.
   LineChannel channelOf(ChunkLines& lines, uint32_t line) const {
-    if (std::optional<ir::Channel> c = evidence::prefixChannel(lines.line(line))) return {*c, true};
+    if (std::optional<ir::Channel> c = lines.chunk().prefixChannel(line)) return {*c, true};
     auto it = std::lower_bound(lineChannel_.begin(), lineChannel_.end(), line,
                                [](const std::pair<uint32_t, LineChannel>& e, uint32_t l) { return e.first < l; });
     return it != lineChannel_.end() && it->first == line ? it->second : LineChannel{hint_, false};

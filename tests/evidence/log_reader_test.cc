@@ -1,5 +1,6 @@
 #include "evidence/log_reader.h"
 
+#include "evidence/line_channel.h"
 #include "evidence/mapped_file.h"
 
 #include <gtest/gtest.h>
@@ -112,12 +113,17 @@ ReadResult readAll(const fs::path& path, const LogReaderOptions& options = {}) {
       EXPECT_LE(chunk.data.data() + chunk.data.size(), buffer + bufferBound);
     }
     EXPECT_EQ(chunk.lineStarts.at(0), 0u);
+    EXPECT_EQ(chunk.prefixChannels.size(), chunk.lineCount());
+    if (chunk.prefixChannels.size() != chunk.lineCount()) return result;
     for (size_t i = 0; i < chunk.lineCount(); ++i) {
       if (i > 0) {
         EXPECT_GT(chunk.lineStarts[i], chunk.lineStarts[i - 1]);
       }
       std::string_view line = chunk.line(i);
       EXPECT_EQ(line.find('\n'), std::string_view::npos);
+      // Every reader path reads each line's prefix channel as it indexes the line.
+      std::string_view unreturned = line.ends_with('\r') ? line.substr(0, line.size() - 1) : line;
+      EXPECT_EQ(chunk.prefixChannel(i), prefixChannel(unreturned)) << "line " << i << ": " << line;
       result.lines.push_back({std::string(line), chunk.offset + chunk.lineStarts[i]});
     }
     previousEnd = chunk.offset + chunk.data.size();
@@ -180,6 +186,31 @@ TEST_F(LogReaderTest, PlainFile) {
   EXPECT_EQ(r.chunkSizes, std::vector<size_t>{10});
   EXPECT_EQ(r.bytesRead, 10u);
   EXPECT_EQ(r.truncatedLines, 0u);
+}
+
+// The channel a line's first bytes name comes with the chunk, on every way a line ends: '\n',
+// "\r\n", cut at maxLineBytes, and a final line without '\n' (readAll checks every line
+// against evidence::prefixChannel; here, that the forms are the ones rsyslog and dmesg print).
+TEST_F(LogReaderTest, ChunksCarryEachLinesPrefixChannel) {
+  const std::string kernel = "Nov 29 10:42:00 gpu-0007 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.";
+  const std::string step = "Nov 29 10:42:07 gpu-0007 slurmstepd[81234]: error: Detected 1 oom_kill event";
+  const std::string dmesg = "[74889.644138] mlx5_core 0000:0c:00.0: Port module event: module 0, Cable unplugged";
+  const std::string app = "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered";
+  LogReaderOptions options;
+  options.maxLineBytes = 200;
+  const std::string text = kernel + "\n" + step + "\r\n" + app + "\n" + kernel + std::string(300, 'x') + "\n" + dmesg;
+  ReadResult r = readAll(write("mixed.log", text), options);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.lines.size(), 5u);
+  auto channelOfLine = [&](size_t i) {
+    std::string_view line = r.lines[i].text;
+    return prefixChannel(line.ends_with('\r') ? line.substr(0, line.size() - 1) : line);
+  };
+  EXPECT_EQ(channelOfLine(0), ir::Channel::Kernel);
+  EXPECT_EQ(channelOfLine(1), ir::Channel::Scheduler);  // its '\r' is not read
+  EXPECT_EQ(channelOfLine(2), std::nullopt);
+  EXPECT_EQ(channelOfLine(3), ir::Channel::Kernel);  // cut at 200 bytes
+  EXPECT_EQ(channelOfLine(4), ir::Channel::Kernel);  // completed at the end
 }
 
 TEST_F(LogReaderTest, FinalLineWithoutNewlineIsCompleted) {
