@@ -1,4 +1,4 @@
-// Differential tests: the LLVM JIT's compiled predicates (jit/codegen.cc) against the reference
+// Differential tests: the LLVM JIT's compiled predicates (jit/codegen*.cc) against the reference
 // interpreter (runtime/interpreter.cc), which must agree on every predicate and every input.
 //
 // A seeded generator writes random WELL-TYPED predicate IR, shaped the way compiler/lower.cc
