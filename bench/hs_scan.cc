@@ -25,7 +25,7 @@
 // (gzip is read through zlib, like attrib). Prints one JSON object: bytes, files, matches,
 // matched lines, compile and scan times, throughput.
 #include <dirent.h>
-#include "evidence/line_channel.h"
+#include "evidence/log_reader.h"
 #include "ir/log_channels.h"
 #include "ir/telling_words.h"
 #include <fcntl.h>
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
   const size_t capacity = chunk + (1u << 20);
   std::unique_ptr<char[]> buffer(new char[capacity + 1]);
   Counts counts;
-  std::vector<uint32_t> lineStarts;  // --line-index: as attrib's LogChunk::lineStarts
+  attrib::evidence::LogChunk index;  // --line-index: its lineStarts (and with --markers its prefixChannels)
   unsigned long long bytes = 0, lines = 0, calls = 0, indexed = 0, nuls = 0, prefixClaimed = 0;
   auto scanStart = Clock::now();
   for (const auto& path : files) {
@@ -272,19 +272,20 @@ int main(int argc, char** argv) {
         cut = end;
       }
       if (lineIndex) {  // = ChunkedReader::cutChunk's loop
-        lineStarts.clear();
+        index.clearLines();
         for (size_t start = 0; start < cut;) {
           const void* nl = std::memchr(buffer.get() + start, '\n', cut - start);
-          lineStarts.push_back(static_cast<uint32_t>(start));
           const size_t end = nl ? static_cast<const char*>(nl) - buffer.get() : cut;
-          if (markers) {  // = LogChunk::addLine: every line's Program or Prefix marker, as it is indexed
-            size_t to = end;
-            if (to > start && buffer[to - 1] == '\r') --to;
-            prefixClaimed += attrib::evidence::prefixChannel(std::string_view(buffer.get() + start, to - start)).has_value();
+          if (markers) {
+            index.addLine(buffer.get(), start, end);  // the reader's own: the line's prefix channel too
+          } else {
+            index.lineStarts.push_back(static_cast<uint32_t>(start));
           }
           start = nl ? end + 1 : cut;
         }
-        indexed += lineStarts.size();
+        indexed += index.lineCount();
+        prefixClaimed += static_cast<unsigned long long>(
+            std::count_if(index.prefixChannels.begin(), index.prefixChannels.end(), [](uint8_t c) { return c != 0; }));
       }
       if (nulCheck && std::memchr(buffer.get(), 0, cut)) {  // = FileScan::run's binary-data check
         nuls += static_cast<unsigned long long>(std::count(buffer.get(), buffer.get() + cut, '\0'));
