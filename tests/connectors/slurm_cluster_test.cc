@@ -54,8 +54,7 @@ class SlurmCluster : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("attrib-slurm-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     ProcessOptions o;
-    o.timeout = std::chrono::seconds(60);
-    o.timeout = std::chrono::seconds(180);
+    o.timeout = std::chrono::seconds(660);  // above the sum of cluster.sh's own deadlines
     std::vector<std::string> argv = {std::string(ATTRIB_SOURCE_DIR) + "/tests/slurm/cluster.sh", "start", dir_.string()};
     for (int i = 0; i < 5; ++i) argv.push_back(std::to_string(testing::freeLoopbackPort()));
     restUrl_ = "http://127.0.0.1:" + argv.back();

@@ -76,7 +76,8 @@ class PostgresServer {
     if (!durable) argv.insert(argv.end(), {"-c", "fsync=off", "-c", "full_page_writes=off"});
     pid_ = run(argv, (dir_ / "postgres.log").string(), /*wait=*/false);
     if (pid_ <= 0) return "cannot start postgres";
-    for (int i = 0; i < 200; ++i) {
+    // 60 s: the bound only matters on failure, and a loaded two-core machine has been slow.
+    for (int i = 0; i < 1200; ++i) {
       if (PQping(url("postgres").c_str()) == PQPING_OK) return "";
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
@@ -85,7 +86,7 @@ class PostgresServer {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    return "postgres did not accept connections within 10 s: " + tail("postgres.log");
+    return "postgres did not accept connections within 60 s: " + tail("postgres.log");
   }
 
   ~PostgresServer() { stop(); }

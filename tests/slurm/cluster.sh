@@ -52,17 +52,37 @@ stop() {
   return 0
 }
 
-# wait_for SECONDS WHAT COMMAND...: runs COMMAND every 0.2 s until it succeeds or the deadline.
+# wait_for SECONDS WHAT PID COMMAND...: runs COMMAND every 0.2 s until it succeeds, the deadline
+# passes, or PID (a daemon that stays in the foreground; "-" for none) exits. The deadlines are
+# generous on purpose: they cost nothing when a daemon is quick and only bound a failure, and on two
+# cores under ctest -j2 (chromium, PostgreSQL, the other cluster) MariaDB's first start has taken
+# more than 30 s. A failure prints the tail of every daemon's log, since the test removes DIR.
 wait_for() {
-  local seconds=$1 what=$2
-  shift 2
+  local seconds=$1 what=$2 pid=$3
+  shift 3
   local deadline=$((SECONDS + seconds))
   until "$@" >/dev/null 2>&1; do
+    if [ "$pid" != - ] && ! alive "$pid"; then
+      echo "cluster.sh: $what exited before it was ready" >&2
+      show_logs
+      return 1
+    fi
     if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "cluster.sh: $what not ready within ${seconds} s; see $dir/log" >&2
+      echo "cluster.sh: $what not ready within ${seconds} s" >&2
+      show_logs
       return 1
     fi
     sleep 0.2
+  done
+}
+
+# The last lines of each non-empty log under DIR/log, on stderr.
+show_logs() {
+  local f
+  for f in "$dir"/log/*; do
+    [ -s "$f" ] || continue
+    echo "--- ${f#"$dir"/} (last 15 lines)" >&2
+    tail -n 15 "$f" >&2
   done
 }
 
@@ -116,8 +136,9 @@ if [ "$accounting" = 1 ]; then
     --skip-test-db > "$dir/log/mariadb-install.log" 2>&1 \
     || { echo "cluster.sh: mariadb-install-db failed; see $dir/log/mariadb-install.log" >&2; exit 1; }
   mariadbd "${my[@]}" > /dev/null 2>&1 &
+  mariadbd_pid=$!
   db() { mariadb --no-defaults --socket="$dir/mysql/mysqld.sock" -u root "$@"; }
-  wait_for 30 "MariaDB" db -e 'select 1'
+  wait_for 180 "MariaDB" "$mariadbd_pid" db -e 'select 1'
   db -e "CREATE DATABASE slurm_acct_db;
          CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'attrib-test';
          GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';"
@@ -194,14 +215,14 @@ export SLURM_CONF="$dir/slurm.conf"
 
 if [ "$accounting" = 1 ]; then
   slurmdbd  # reads slurmdbd.conf next to SLURM_CONF; creates its tables on first start
-  wait_for 60 "slurmdbd" sacctmgr -n list cluster
+  wait_for 120 "slurmdbd" - sacctmgr -n list cluster
   sacctmgr -i add cluster attribtest > "$dir/log/sacctmgr.log" 2>&1
 fi
 slurmctld -f "$SLURM_CONF"
-wait_for 20 "slurmctld" scontrol ping
+wait_for 60 "slurmctld" - scontrol ping
 slurmd -f "$SLURM_CONF"
 idle() { case "$(sinfo -h -o %T 2>/dev/null)" in idle*) return 0 ;; *) return 1 ;; esac; }
-wait_for 30 "the node (idle)" idle
+wait_for 60 "the node (idle)" - idle
 
 if [ "$accounting" = 1 ]; then
   # slurmrestd refuses root: a plain user runs it. setpriv execs (no forked parent), so the pid
@@ -218,12 +239,12 @@ if [ "$accounting" = 1 ]; then
   echo $! > "$dir/slurmrestd-jwt.pid"
   token=$(scontrol token username="$rest_user" lifespan=3600)
   (umask 077; printf '%s\n' "${token#SLURM_JWT=}" > "$dir/rest/token")
-  wait_for 20 "slurmrestd (unix socket)" test -S "$dir/rest/slurmrestd.sock"
+  wait_for 60 "slurmrestd (unix socket)" "$(cat "$dir/slurmrestd-local.pid")" test -S "$dir/rest/slurmrestd.sock"
   listening() { (exec 3<>"/dev/tcp/127.0.0.1/$rest_port") 2>/dev/null; }
-  wait_for 20 "slurmrestd (127.0.0.1:$rest_port)" listening
+  wait_for 60 "slurmrestd (127.0.0.1:$rest_port)" "$(cat "$dir/slurmrestd-jwt.pid")" listening
   # The cluster's registration reaches slurmdbd shortly after slurmctld starts.
   registered() { sacctmgr -n -P list cluster format=cluster,controlport | grep -q "^attribtest|$ctld_port"; }
-  wait_for 30 "the cluster's registration with slurmdbd" registered
+  wait_for 60 "the cluster's registration with slurmdbd" - registered
 fi
 
 echo "SLURM_CONF=$SLURM_CONF"
