@@ -58,8 +58,25 @@ bool continuationForm(std::string_view m) {
   return indented(m) || stackFrame(m) || m.starts_with("Exception raised from ") || chainLine(m);
 }
 
-bool sameKernelRecord(const LinePrefix& previous, const LinePrefix& current) {
-  return current.monotonic && previous.monotonic && *current.monotonic == *previous.monotonic;
+// A kernel message's subsystem word: what it starts with up to the first blank or ':' ("NVRM",
+// "mlx5_core", "IPv6", "pcieport"), at most 32 bytes.
+std::string_view subsystemWord(std::string_view m) {
+  size_t n = 0;
+  while (n < m.size() && n < 32 && m[n] != ' ' && m[n] != ':' && m[n] != '\t') ++n;
+  return m.substr(0, n);
+}
+
+// The lines of one multi-line printk share its ring-buffer time and its subsystem word (every
+// line of the NVRM probe report starts "NVRM:"). Distinct messages printed within the same
+// microsecond (a burst of boot or carrier events from several drivers) also share the time; they
+// are records of their own when their words differ. Two messages of one subsystem in the same
+// microsecond cannot be told from one printk's lines by their form, and stay one record.
+bool sameKernelRecord(RecordLines& lines, size_t previous, size_t current) {
+  const LinePrefix& p = lines.prefix(previous);
+  const LinePrefix& c = lines.prefix(current);
+  if (!c.monotonic || !p.monotonic || *c.monotonic != *p.monotonic) return false;
+  const std::string_view word = subsystemWord(messageOf(lines, current));
+  return !word.empty() && word == subsystemWord(messageOf(lines, previous));
 }
 
 // Walks the lines of one stream, forwards or backwards, from a line of it.
@@ -136,7 +153,7 @@ std::vector<uint32_t> recordAt(RecordLines& lines, size_t i, const RecordLimits&
       if (!back.step(false)) break;
       const size_t before = head - back.at();
       budget = budget > before ? budget - before : 0;
-      bool joins = continuationForm(m) || sameKernelRecord(lines.prefix(back.at()), lines.prefix(head));
+      bool joins = continuationForm(m) || sameKernelRecord(lines, back.at(), head);
       // A chain line (after blank lines) continues the traceback that ends before it: the walk
       // goes on from that traceback's exception line.
       if (chainLine(m)) {
@@ -179,7 +196,7 @@ std::vector<uint32_t> recordAt(RecordLines& lines, size_t i, const RecordLimits&
     std::string_view m = messageOf(lines, k);
     bool joins = false;
     bool endsHere = false;
-    if (continuationForm(m) || sameKernelRecord(lines.prefix(out.back()), lines.prefix(k))) {
+    if (continuationForm(m) || sameKernelRecord(lines, out.back(), k)) {
       joins = true;
       if (chainLine(m)) {
         afterChain = true;

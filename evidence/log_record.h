@@ -22,8 +22,10 @@
 //     the blank line before and the traceback after);
 //   - ends a Python traceback: the first line after a "Traceback (most recent call last):" and
 //     its indented body ("RuntimeError: CUDA error: an illegal memory access was encountered");
-//   - is a kernel line with the same ring-buffer time as the kernel line before it (a
-//     multi-line printk forwarded by syslog or the journal line by line).
+//   - is a kernel line with the same ring-buffer time and the same subsystem word (its first
+//     word up to a blank or ':', "NVRM") as the kernel line before it: a multi-line printk
+//     forwarded by syslog or the journal line by line. Other messages printed within the same
+//     microsecond ("mlx5_core ... Link up" after "IPv6: ...") start records of their own.
 // Bounds: a record holds at most 256 lines and 64 KiB; looking for its head goes back at most
 // 1,024 lines. A record is found within one chunk of the reader (1 MiB): one that straddles a
 // chunk's edge is cut there.

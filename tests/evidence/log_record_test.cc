@@ -127,6 +127,27 @@ TEST(LogRecord, KernelLinesOfOnePrintkThroughSyslog) {
   EXPECT_EQ(recordAt(lines, 4), range(4, 4));
 }
 
+TEST(LogRecord, OtherSubsystemsInTheSameMicrosecondAreRecordsOfTheirOwn) {
+  // A boot-time burst as dmesg (util-linux 2.38) prints it: one timestamp, several drivers.
+  Lines lines({
+      "[130834.567000] infiniband mlx5_4: mlx5_ib_event:7310:(pid 899970): port 1 change event, LID 0x0104",
+      "[130834.567000] IPv6: ADDRCONF(NETDEV_CHANGE): ib5: link becomes ready",
+      "[130834.567000] mlx5_core 0000:5d:00.0 ib4: Link up",
+      "[130834.567000] mlx5_core 0000:5d:00.0 ib4: Link down",
+      "[130834.567000] nvidia 0000:5d:00.0: enabling device (0000 -> 0002)",
+      "[130834.567000] NVRM: The NVIDIA GPU 0000:b3:00.0",
+      "[130834.567000] NVRM: (PCI ID: 10de:26b5) installed in this system has",
+      "[130834.567000] NVRM: fallen off the bus and is not responding to commands.",
+      "[130834.567000] audit: type=1400 audit(1795946400.000:1008): apparmor=\"STATUS\"",
+  });
+  EXPECT_EQ(recordAt(lines, 0), range(0, 0));
+  EXPECT_EQ(recordAt(lines, 1), range(1, 1));
+  EXPECT_EQ(recordAt(lines, 3), range(2, 3)) << "one word, one time: one printk's lines, as far as their form tells";
+  EXPECT_EQ(recordAt(lines, 4), range(4, 4)) << "'nvidia' is not 'mlx5_core'";
+  EXPECT_EQ(recordAt(lines, 6), range(5, 7));
+  EXPECT_EQ(recordAt(lines, 8), range(8, 8));
+}
+
 TEST(LogRecord, UcxBacktrace) {
   // UCX 1.14 "Caught signal" report with its backtrace.
   Lines lines({
