@@ -45,15 +45,27 @@ struct MatchState {
   std::vector<Hit>* hits;     // symptom patterns
   std::vector<Hit>* markers;  // channel markers, pattern = marker expression index
   std::vector<Hit>* telling;  // telling words, pattern = index in ir::tellingWords()
+  uint32_t line = 0;          // the line of the last match
 };
 
 // Hyperscan reports the end offset of each match; the line is the one holding its last byte.
 int onMatch(unsigned id, unsigned long long, unsigned long long to, unsigned, void* context) {
   auto* state = static_cast<MatchState*>(context);
   const auto& starts = state->chunk->lineStarts;
-  uint64_t last = to > 0 ? to - 1 : 0;
-  auto it = std::upper_bound(starts.begin(), starts.end(), static_cast<uint32_t>(last));
-  uint32_t line = static_cast<uint32_t>(it - starts.begin()) - 1;
+  const auto last = static_cast<uint32_t>(to > 0 ? to - 1 : 0);
+  // Hyperscan reports matches by increasing end offset, so the line is most often the last
+  // match's or one a few lines on: a short walk forward, and a binary search otherwise.
+  uint32_t line = state->line;
+  if (line < starts.size() && starts[line] <= last) {
+    uint32_t steps = 0;
+    while (line + 1 < starts.size() && starts[line + 1] <= last && ++steps < 8) ++line;
+    if (line + 1 < starts.size() && starts[line + 1] <= last) {
+      line = static_cast<uint32_t>(std::upper_bound(starts.begin() + line, starts.end(), last) - starts.begin()) - 1;
+    }
+  } else {
+    line = static_cast<uint32_t>(std::upper_bound(starts.begin(), starts.end(), last) - starts.begin()) - 1;
+  }
+  state->line = line;
   if (id < state->markerBase) {
     state->hits->push_back({line, id});
   } else if (id < state->tellingBase) {

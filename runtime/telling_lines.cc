@@ -39,14 +39,41 @@ namespace {
 
 bool wordByte(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-// Whether `phrase` (lower case) stands in `lowered` (a line in lower case) as whole words.
-bool holdsPhrase(std::string_view lowered, std::string_view phrase) {
-  for (size_t i = lowered.find(phrase); i != std::string_view::npos; i = lowered.find(phrase, i + 1)) {
-    const bool startsWord = i == 0 || !wordByte(lowered[i - 1]);
-    const bool endsWord = i + phrase.size() == lowered.size() || !wordByte(lowered[i + phrase.size()]);
-    if (startsWord && endsWord) return true;
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// The demotions (ir::tellingDemotions()) that stand in `line` as whole words, compared without
+// regard to case, added up. One walk over the line's word starts, each compared only with the
+// phrases that begin with its letter: no lowered copy of the line and no search per phrase,
+// since every candidate line (a few hundred thousand per GB) comes here.
+int demotionsIn(std::string_view line) {
+  struct Phrase {
+    std::string lowered;
+    int weight;
+  };
+  static const std::vector<Phrase> phrases = [] {
+    std::vector<Phrase> out;
+    for (const auto& d : ir::tellingDemotions()) out.push_back({ir::asciiLower(d.phrase), d.weight});
+    return out;
+  }();
+  // Each phrase counts once however often it stands in the line.
+  uint64_t seen = 0;
+  static_assert(sizeof(seen) * 8 >= 32, "a bit per demotion");
+  int weight = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (i > 0 && wordByte(line[i - 1])) continue;
+    const char first = lower(line[i]);
+    for (size_t k = 0; k < phrases.size() && k < 64; ++k) {
+      const std::string& p = phrases[k].lowered;
+      if (p.empty() || p[0] != first || (seen >> k & 1) || p.size() > line.size() - i) continue;
+      size_t n = 1;
+      while (n < p.size() && lower(line[i + n]) == p[n]) ++n;
+      if (n < p.size()) continue;
+      if (i + n < line.size() && wordByte(line[i + n])) continue;
+      seen |= uint64_t{1} << k;
+      weight += phrases[k].weight;
+    }
   }
-  return false;
+  return weight;
 }
 
 }  // namespace
@@ -58,19 +85,7 @@ int tellingWeight(const std::vector<uint32_t>& words, std::string_view line) {
     if (w < table.size()) strongest = std::max(strongest, table[w].weight);
   }
   if (strongest <= 0) return 0;
-  // Only lines a word matched get here: few, so one lowered copy each is cheap.
-  const std::string lowered = ir::asciiLower(line);
-  static const std::vector<std::string> phrases = [] {
-    std::vector<std::string> out;
-    for (const auto& d : ir::tellingDemotions()) out.push_back(ir::asciiLower(d.phrase));
-    return out;
-  }();
-  int weight = strongest;
-  const auto& demotions = ir::tellingDemotions();
-  for (size_t k = 0; k < demotions.size(); ++k) {
-    if (holdsPhrase(lowered, phrases[k])) weight += demotions[k].weight;
-  }
-  return weight;
+  return strongest + demotionsIn(line);
 }
 
 bool TellingLines::wantsFirst(const std::string& form, const std::string& writer) {

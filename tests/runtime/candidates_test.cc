@@ -18,6 +18,20 @@ TEST(Candidates, AFormBlanksNumbersAndBlanks) {
   EXPECT_EQ(messageForm("0x"), "#x") << "a lone 0x is a digit and a letter";
 }
 
+TEST(Candidates, DemotionsCountAsWholeWordsInAnyCaseAndOncePerLine) {
+  // Word 2 is "an error was reported" (weight 2; ir/telling_words.cc).
+  const std::vector<uint32_t> error = {2};
+  EXPECT_EQ(tellingWeight(error, "RuntimeError: step failed"), 2);
+  EXPECT_EQ(tellingWeight(error, "node1:7:7 [0] NCCL INFO NET/IB : error path taken"), 0) << "INFO: -2";
+  EXPECT_EQ(tellingWeight(error, "[info] error"), 0) << "any case";
+  EXPECT_EQ(tellingWeight(error, "INFORMATION: error"), 2) << "INFO inside a word is not the word";
+  EXPECT_EQ(tellingWeight(error, "checked, NO ERRORS found"), -1) << "'no errors' (-3), not also 'no error'";
+  EXPECT_EQ(tellingWeight(error, "no error, no error, no error"), -1) << "a phrase counts once";
+  EXPECT_EQ(tellingWeight(error, "DEBUG verify: 0 errors"), -3) << "two phrases add up";
+  EXPECT_EQ(tellingWeight(error, "10 errors"), 2) << "'0 errors' must start a word";
+  EXPECT_EQ(tellingWeight({}, "no errors"), 0) << "no telling word: no weight";
+}
+
 // A rule set that never matches: every verdict is unknown.
 std::shared_ptr<const Engine> unknownEngine() {
   return attrib::testing::engineFor(R"(symptom never "Never" {
