@@ -46,31 +46,39 @@ char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 // phrases that begin with its letter: no lowered copy of the line and no search per phrase,
 // since every candidate line (a few hundred thousand per GB) comes here.
 int demotionsIn(std::string_view line) {
-  struct Phrase {
-    std::string lowered;
-    int weight;
+  struct Phrases {
+    std::vector<std::string> lowered;
+    std::vector<int> weight;
+    uint64_t byFirst[256] = {};  // the phrases (bits) that begin with a byte, either case
   };
-  static const std::vector<Phrase> phrases = [] {
-    std::vector<Phrase> out;
-    for (const auto& d : ir::tellingDemotions()) out.push_back({ir::asciiLower(d.phrase), d.weight});
+  static const Phrases phrases = [] {
+    Phrases out;
+    const auto& demotions = ir::tellingDemotions();
+    for (size_t k = 0; k < demotions.size() && k < 64; ++k) {
+      std::string p = ir::asciiLower(demotions[k].phrase);
+      if (p.empty()) continue;
+      const auto first = static_cast<unsigned char>(p[0]);
+      out.byFirst[first] |= uint64_t{1} << out.lowered.size();
+      if (first >= 'a' && first <= 'z') out.byFirst[first - 'a' + 'A'] |= uint64_t{1} << out.lowered.size();
+      out.lowered.push_back(std::move(p));
+      out.weight.push_back(demotions[k].weight);
+    }
     return out;
   }();
-  // Each phrase counts once however often it stands in the line.
-  uint64_t seen = 0;
-  static_assert(sizeof(seen) * 8 >= 32, "a bit per demotion");
+  uint64_t seen = 0;  // each phrase counts once however often it stands in the line
   int weight = 0;
   for (size_t i = 0; i < line.size(); ++i) {
-    if (i > 0 && wordByte(line[i - 1])) continue;
-    const char first = lower(line[i]);
-    for (size_t k = 0; k < phrases.size() && k < 64; ++k) {
-      const std::string& p = phrases[k].lowered;
-      if (p.empty() || p[0] != first || (seen >> k & 1) || p.size() > line.size() - i) continue;
+    uint64_t candidates = phrases.byFirst[static_cast<unsigned char>(line[i])] & ~seen;
+    if (candidates == 0 || (i > 0 && wordByte(line[i - 1]))) continue;
+    for (; candidates != 0; candidates &= candidates - 1) {
+      const auto k = static_cast<size_t>(__builtin_ctzll(candidates));
+      const std::string& p = phrases.lowered[k];
+      if (p.size() > line.size() - i) continue;
       size_t n = 1;
       while (n < p.size() && lower(line[i + n]) == p[n]) ++n;
-      if (n < p.size()) continue;
-      if (i + n < line.size() && wordByte(line[i + n])) continue;
+      if (n < p.size() || (i + n < line.size() && wordByte(line[i + n]))) continue;
       seen |= uint64_t{1} << k;
-      weight += phrases[k].weight;
+      weight += phrases.weight[k];
     }
   }
   return weight;
