@@ -1,9 +1,12 @@
 #include "compiler/lower.h"
 
+#include "compiler/scan_form.h"
+
 #include <algorithm>
 #include <map>
 
 #include "compiler/builtins.h"
+#include "compiler/scan_form.h"
 
 namespace attrib {
 namespace {
@@ -167,7 +170,10 @@ class Lowerer {
                                                                    : ir::StreamKind::Log;
     for (const auto& src : stream.sources) out.sources.push_back(src.text);
     out.metric = stream.metric;
-    for (const auto& re : s.matches) out.patterns.push_back({re.pattern, re.flags, re.captures});
+    for (const auto& re : s.matches) {
+      out.patterns.push_back({re.pattern, re.flags, re.captures,
+                              requiredLiteral(re.pattern, re.flags, scanForm(re.pattern).expression)});
+    }
     current_ = &s;
     if (s.when) {
       out.hasWhen = true;

@@ -330,4 +330,47 @@ std::string literalFactor(const std::string& expression) {
   return best;
 }
 
+std::string requiredLiteral(const std::string& regex, const std::string& flags, const std::string& scanExpression) {
+  if (flags.find('u') != std::string::npos || regex.find("(*") != std::string::npos) return "";
+  for (size_t i = regex.find("(?"); i != std::string::npos; i = regex.find("(?", i + 2)) {
+    size_t p = i + 2;
+    while (p < regex.size() && (std::isalpha(static_cast<unsigned char>(regex[p])) || regex[p] == '-')) {
+      if (regex[p] == 'x') return "";
+      ++p;
+    }
+  }
+  for (size_t i = 0; i + 1 < regex.size(); ++i) {
+    if (regex[i] != '\\') continue;
+    const char c = regex[i + 1];
+    if (std::string_view("xcogkpPNQ").find(c) != std::string_view::npos || (c >= '0' && c <= '9')) return "";
+    ++i;  // the escaped character is not the start of another escape
+  }
+  // Top-level literal runs, escapes decoded.
+  auto runsOf = [](std::string_view expression, bool* alternation) {
+    std::vector<Element> elements;
+    topLevel(expression, &elements, alternation);
+    std::vector<std::string> runs(1);
+    for (const Element& e : elements) {
+      if (literalBytes(expression, e) == 0) {
+        if (!runs.back().empty()) runs.emplace_back();
+        continue;
+      }
+      runs.back() += expression[e.end - 1];  // the character itself, or the escaped one
+    }
+    return runs;
+  };
+  bool alternation = false, scanAlternation = false;
+  const std::vector<std::string> runs = runsOf(regex, &alternation);
+  if (alternation) return "";
+  const std::vector<std::string> scanned = runsOf(scanExpression, &scanAlternation);
+  std::string best;
+  for (const std::string& run : runs) {
+    if (run.size() < 3 || run.size() <= best.size()) continue;
+    const bool lookedFor = std::any_of(scanned.begin(), scanned.end(),
+                                       [&](const std::string& s) { return s.find(run) != std::string::npos; });
+    if (!lookedFor) best = run;
+  }
+  return best;
+}
+
 }  // namespace attrib

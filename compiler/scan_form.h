@@ -35,4 +35,14 @@ ScanForm scanForm(const std::string& regex);
 // pattern set against these literals alone.
 std::string literalFactor(const std::string& expression);
 
+// A literal that every match of `regex` (with `flags`) holds and that its scan form does not
+// look for, so that a line Hyperscan found by the scan form's literal can be passed over
+// without running PCRE2 when this one is absent (compared without regard to case, which is only
+// weaker). "" when there is none of at least 3 bytes, or when the pattern's text cannot be read
+// for one safely: a top-level `|`, UTF mode, extended mode `(?x)`, verbs `(*...)`, `\Q...\E`,
+// or escapes whose argument follows them (`\x41`, `\cM`, octal and back references).
+// The literal is a top-level run (outside groups and classes, not quantified), so every match
+// holds it: the check never rejects a line the pattern matches.
+std::string requiredLiteral(const std::string& regex, const std::string& flags, const std::string& scanExpression);
+
 }  // namespace attrib

@@ -36,7 +36,7 @@
 namespace attrib {
 
 inline constexpr std::string_view kBundleMagic = "ATTRBNDL";
-inline constexpr uint32_t kBundleFormatVersion = 5;
+inline constexpr uint32_t kBundleFormatVersion = 6;
 
 struct PatternRef {
   int32_t symptom;

@@ -205,6 +205,7 @@ void writePatterns(Writer& w, const std::vector<Pattern>& patterns) {
     w.bytes(p.regex);
     w.bytes(p.flags);
     writeStrings(w, p.captures);
+    w.bytes(p.required);
   }
 }
 
@@ -213,7 +214,7 @@ bool readPatterns(Reader& r, std::vector<Pattern>* patterns) {
   if (!r.count(&n, 3)) return false;
   patterns->resize(n);
   for (auto& p : *patterns) {
-    if (!r.string(&p.regex) || !r.string(&p.flags) || !readStrings(r, &p.captures)) return false;
+    if (!r.string(&p.regex) || !r.string(&p.flags) || !readStrings(r, &p.captures) || !r.string(&p.required)) return false;
   }
   return true;
 }

@@ -136,6 +136,10 @@ struct Pattern {
   std::string regex;  // PCRE-compatible source, as written
   std::string flags;  // i, s, u
   std::vector<std::string> captures;
+  // Log patterns: a literal every match holds that the Hyperscan scan form does not look for
+  // (compiler/scan_form.h, requiredLiteral); a record without it, compared without regard to
+  // case, is not confirmed with PCRE2. "" when there is none.
+  std::string required;
 };
 
 struct Symptom {

@@ -30,6 +30,7 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
   pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);  // best effort: the interpreter is the fallback
   std::unique_ptr<Regex> re(new Regex());
   re->code_ = compiled;
+  for (char c : pattern.required) re->required_ += c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   uint32_t count = 0, entrySize = 0;
   PCRE2_SPTR table = nullptr;
   pcre2_pattern_info(compiled, PCRE2_INFO_NAMECOUNT, &count);
@@ -45,8 +46,30 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
 
 Regex::~Regex() { pcre2_code_free(code_); }
 
+namespace {
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Whether `text` holds `literal` (lower case), compared without regard to ASCII case.
+bool holdsCaseless(std::string_view text, std::string_view literal) {
+  if (literal.empty()) return true;
+  if (literal.size() > text.size()) return false;
+  const char first = literal[0];
+  const char other = first >= 'a' && first <= 'z' ? static_cast<char>(first - 'a' + 'A') : first;
+  for (size_t i = 0, last = text.size() - literal.size(); i <= last; ++i) {
+    if (text[i] != first && text[i] != other) continue;
+    size_t n = 1;
+    while (n < literal.size() && lower(text[i + n]) == literal[n]) ++n;
+    if (n == literal.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures, bool* limited,
                   size_t* start) const {
+  if (!holdsCaseless(text, required_)) return false;
   // Match data sized for this pattern, one per thread and pattern shape; allocated lazily.
   thread_local std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
       pcre2_match_data_create(256, nullptr), pcre2_match_data_free);

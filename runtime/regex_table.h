@@ -33,13 +33,15 @@ class Regex {
   // (its match, depth or heap limit: catastrophic backtracking), the answer is false and
   // `limited`, when given, is set: the caller must say so, a line it did not decide is not a
   // line that did not match. `start`, when given, is set to the offset in `text` at which the
-  // match begins.
+  // match begins. A pattern with a required literal (ir::Pattern::required) answers false at
+  // once for a text that lacks it.
   bool match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures = nullptr,
              bool* limited = nullptr, size_t* start = nullptr) const;
 
  private:
   Regex() = default;
   pcre2_real_code_8* code_ = nullptr;
+  std::string required_;  // in lower case; "" for none
   std::vector<std::pair<uint32_t, std::string>> names_;  // group number, name
 };
 

@@ -54,6 +54,31 @@ TEST(ScanForm, AnchorsAreDroppedAndMultiLinePatternsScanTheirLastLine) {
   }
 }
 
+TEST(ScanForm, RequiredLiteralIsATopLevelRunTheScanFormLacks) {
+  auto required = [](const std::string& regex, const std::string& flags = "") {
+    return requiredLiteral(regex, flags, scanForm(regex).expression);
+  };
+  // The stdlib's mlx5 carrier pattern: narrowed to "mlx5_core ..." for Hyperscan, so "ink up"
+  // is what a line of another mlx5_core message lacks.
+  const std::string linkUp =
+      R"(mlx5_core (?<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])( (?<iface>[^ :]+))?: .*\b[Ll]ink up\b)";
+  EXPECT_EQ(required(linkUp), "ink up");
+  EXPECT_EQ(required("NCCL WARN .*Connect to (?<peer>[^ ]+) failed : No route to host"),
+            "NCCL WARN ") << "Hyperscan looks for the longer ' failed : No route to host' part";
+  EXPECT_EQ(required("Xid \\(PCI:(?<pci>[^)]+)\\): (?<xid>79)"), "") << "not narrowed: the scan form has every literal";
+  EXPECT_EQ(required("error: .*(disk|quota) full"), " full") << "an alternation inside a group is not top level";
+  EXPECT_EQ(required("^Traceback .*\\nRuntimeError: .*out of memory"), "out of memory")
+      << "runs of every line count; the scan form is the last line's 'RuntimeError: '";
+  // Nothing that cannot be read safely.
+  EXPECT_EQ(required("a .*bcd|x .*yzw"), "") << "top-level alternation";
+  EXPECT_EQ(required("abc .*(?x) d e f ghi"), "") << "extended mode";
+  EXPECT_EQ(required("abc .*\\x41BCDEF"), "") << "an escape's argument is not literal";
+  EXPECT_EQ(required("abc .*\\QDEF\\E"), "");
+  EXPECT_EQ(required("abc .*defgh", "u"), "") << "UTF case folding is not ASCII's";
+  EXPECT_EQ(required("abc .*de?fgh"), "fgh") << "a quantified character ends the run";
+  EXPECT_EQ(required("abcdef .*(xyz)?"), "") << "inside a group is not top level";
+}
+
 TEST(ScanForm, GarbageNeverCrashes) {
   for (const char* p : {"(", ")", "[", "\\", "(?", "(?<", "((\\n", "[\\n", "\\Q\\n", "a{", "a{2,", "(?:\\n)+", "|\\n|"}) {
     ScanForm f = scanForm(p);

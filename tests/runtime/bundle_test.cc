@@ -1,5 +1,6 @@
 // Bundles: what is written loads back identically; anything damaged is refused with a reason.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <hs/hs.h>
 
 #include <random>
@@ -109,8 +110,8 @@ TEST(Bundle, WrongMagicAndVersion) {
   std::string bytes = bundleBytes();
   bytes[8] = 9;
   EXPECT_FALSE(runtime::loadBundle(resealed(bytes), &error));
-  EXPECT_EQ(error, "bundle format version 9 is not supported (this attrib reads version 5); rebuild it with "
-                   "'attribc build'");
+  EXPECT_EQ(error, fmt::format("bundle format version 9 is not supported (this attrib reads version {}); rebuild it "
+                               "with 'attribc build'", kBundleFormatVersion));
 }
 
 TEST(Bundle, DatabaseFromAnotherPlatformIsRefused) {

@@ -1,0 +1,54 @@
+// A log pattern's required literal (ir::Pattern::required, compiler/scan_form.h) lets a record
+// that lacks it go unconfirmed without running PCRE2; it must never reject a record the pattern
+// matches, nor change what a verdict finds.
+#include <gtest/gtest.h>
+
+#include "runtime/regex_table.h"
+#include "tests/runtime/engine_util.h"
+
+namespace attrib::runtime {
+namespace {
+
+TEST(RegexRequired, ARecordWithoutTheLiteralIsNotAMatchAndOneWithItIsDecidedByPcre2) {
+  ir::Pattern p;
+  p.regex = R"(mlx5_core (?<pci>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])( (?<iface>[^ :]+))?: .*\b[Ll]ink up\b)";
+  p.captures = {"pci", "iface"};
+  p.required = "ink up";
+  std::string error;
+  auto re = Regex::compile(p, &error, /*lines=*/true);
+  ASSERT_TRUE(re) << error;
+  std::vector<std::pair<std::string, std::string>> captures;
+  EXPECT_TRUE(re->match("mlx5_core 0000:5d:00.0 ib4: Link up", &captures));
+  ASSERT_EQ(captures.size(), 2u);
+  EXPECT_EQ(captures[0].second, "0000:5d:00.0");
+  EXPECT_TRUE(re->match("mlx5_core 0000:5d:00.0 ib4: LINK UP and link up")) << "the literal in another case";
+  EXPECT_FALSE(re->match("mlx5_core 0000:5d:00.0 ib4: Link down"));
+  EXPECT_FALSE(re->match("mlx5_core 0000:5d:00.0 ib4: mlx5_fw_tracer_init: link u")) << "cut one byte short";
+  EXPECT_FALSE(re->match("INK UP")) << "the literal alone is not the pattern: PCRE2 still decides";
+}
+
+TEST(RegexRequired, TheCompilerGivesTheStdlibsNarrowedPatternsTheirLiteral) {
+  auto engine = attrib::testing::engineFor(R"(symptom link_up "Link up" {
+  on log
+  match /mlx5_core (?<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])( (?<iface>[^ :]+))?: .*\b[Ll]ink up\b/
+  family network-fabric
+  severity info
+  blame none
+}
+)");
+  ASSERT_TRUE(engine);
+  const ir::Symptom& s = engine->bundle().program.symptoms.front();
+  ASSERT_EQ(s.patterns.size(), 1u);
+  EXPECT_EQ(s.patterns[0].required, "ink up");
+  // Found where it stands, passed over where it does not: the same instances as without it.
+  using attrib::testing::line;
+  runtime::Verdict v = attrib::testing::diagnose(*engine, {
+      line("n1", "dmesg", "2026-11-29T10:00:01Z", "[  5.100000] mlx5_core 0000:5d:00.0 ib4: Link up"),
+      line("n1", "dmesg", "2026-11-29T10:00:02Z", "[  6.200000] mlx5_core 0000:5d:00.0 ib4: Link down"),
+      line("n2", "dmesg", "2026-11-29T10:00:03Z", "[  7.300000] mlx5_core 0000:5e:00.0 ib5: link up"),
+  });
+  EXPECT_EQ(attrib::testing::countOf(v, "link_up"), 2u);
+}
+
+}  // namespace
+}  // namespace attrib::runtime
