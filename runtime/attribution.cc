@@ -56,7 +56,7 @@ bool AttributionRun::holds(CompiledPredicate fn, const ir::Expr& e, EvalContext&
 }
 
 void orderInstances(AttributionRun& run) {
-  std::stable_sort(run.instances.begin(), run.instances.end(), earlier);
+  sortEarlierFirst(run.instances);
   run.reindex();
 }
 

@@ -50,8 +50,10 @@ void InstanceIndex::rebuild(const std::vector<Instance>& all, size_t symptoms) {
     if (inst.filtered || inst.symptom < 0 || static_cast<size_t>(inst.symptom) >= symptoms) continue;
     bySymptom[inst.symptom].push_back(static_cast<int32_t>(i));
   }
+  // Usually already in order (the phases sort instances before indexing them): then no sort.
+  auto inTime = [&](int32_t a, int32_t b) { return earlier(all[a], all[b]); };
   for (auto& list : bySymptom) {
-    std::stable_sort(list.begin(), list.end(), [&](int32_t a, int32_t b) { return earlier(all[a], all[b]); });
+    if (!std::is_sorted(list.begin(), list.end(), inTime)) std::stable_sort(list.begin(), list.end(), inTime);
   }
   keyed_.clear();
 }

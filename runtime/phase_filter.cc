@@ -24,15 +24,18 @@ void applyFilter(AttributionRun& run, size_t f) {
   for (size_t stIndex = 0; stIndex < filter.statements.size(); ++stIndex) {
     const auto& st = filter.statements[stIndex];
     CompiledPredicate fn = run.compiled ? run.compiled->filterWhere[f][stIndex] : CompiledPredicate{};
-    const auto& set = run.program.symptomSets[st.set];
-    auto targeted = [&](const Instance& inst) {
-      return !inst.filtered && std::binary_search(set.begin(), set.end(), inst.symptom);
-    };
+    // The statement's targets, live instances of its set's symptoms, read from the index (which
+    // holds exactly the live ones, each symptom's in time order) rather than by testing every
+    // instance: at high match densities most instances are of a symptom no filter names.
+    std::vector<size_t> targets;
+    for (int32_t s : run.program.symptomSets[st.set]) {
+      for (int32_t i : run.index.bySymptom[s]) targets.push_back(static_cast<size_t>(i));
+    }
+    std::sort(targets.begin(), targets.end());
     std::vector<size_t> drop;
     if (st.kind == ir::FilterStatement::Kind::KeepPer) {
       std::map<std::vector<std::string>, std::vector<size_t>> groups;
-      for (size_t i = 0; i < instances.size(); ++i) {
-        if (!targeted(instances[i])) continue;
+      for (size_t i : targets) {
         std::vector<std::string> key;
         for (const auto& k : st.keys) key.push_back(keyOf(instances[i], k));
         key.push_back(std::to_string(instances[i].symptom));
@@ -48,8 +51,7 @@ void applyFilter(AttributionRun& run, size_t f) {
       }
     } else {
       EvalContext ctx = run.context();
-      for (size_t i = 0; i < instances.size(); ++i) {
-        if (!targeted(instances[i])) continue;
+      for (size_t i : targets) {
         bool matched = true;
         if (st.hasWhere) {
           ctx.slots[0] = &instances[i];

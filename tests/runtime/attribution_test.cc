@@ -182,6 +182,32 @@ filter late { keep e where time < 2026-01-01T12:00:00Z }
   EXPECT_EQ(v.root->evidence[0].line, "error code 1");
 }
 
+// A filter statement reads the live instances of its own symptoms only: what an earlier
+// statement dropped is gone for the next one (`keep last` must not keep a dropped line), and
+// other symptoms' instances between them are never its targets.
+TEST(Attribution, FilterStatementsSeeWhatTheStatementsBeforeLeft) {
+  auto engine = testing::engineFor(R"(
+symptom e { on log match /error code (?<code>[0-9]+)/ family unknown blame node }
+symptom other { on log match /other line/ family unknown blame node }
+filter noise {
+  drop e where code == "0"
+  keep last 1 e per node
+}
+)");
+  auto v = diagnose(*engine, {line("n1", "applog", "2026-01-01T10:00:00Z", "error code 1"),
+                              line("n1", "applog", "2026-01-01T10:00:30Z", "other line"),
+                              line("n1", "applog", "2026-01-01T10:01:00Z", "error code 2"),
+                              line("n1", "applog", "2026-01-01T10:01:30Z", "other line"),
+                              line("n1", "applog", "2026-01-01T10:02:00Z", "error code 0"),
+                              line("n2", "applog", "2026-01-01T10:03:00Z", "error code 0")});
+  EXPECT_EQ(countOf(v, "e"), 1u);  // n1: code 2 (the later code 0 was dropped first); n2: none
+  EXPECT_EQ(countOf(v, "other"), 2u);
+  bool kept2 = false;
+  for (const auto& f : v.otherCauses) kept2 |= !f.evidence.empty() && f.evidence[0].line == "error code 2";
+  if (v.root && !v.root->evidence.empty()) kept2 |= v.root->evidence[0].line == "error code 2";
+  EXPECT_TRUE(kept2);
+}
+
 TEST(Attribution, MarksAndDrops) {
   auto engine = testing::engineFor(R"(
 symptom warn { on log match /thermal warning/ family accelerator-gpu severity warning blame node }
