@@ -159,6 +159,63 @@ bool monthName(std::string_view s, size_t* pos, int* month) {
   return true;
 }
 
+// The month as journalctl and syslog daemons print it under another locale (strftime's %b, from
+// glibc's abmon tables): German "Dez", French "déc.", Spanish "dic", Italian "gen", Portuguese
+// "dez", Dutch "mrt", Polish "paź", Russian "дек" (UTF-8), Chinese and Japanese "12月", Korean
+// "12월". Every name means the same month in every locale that uses it ("mar" is March in all),
+// so no locale needs to be known. The English names are monthName's.
+bool localisedMonthName(std::string_view s, size_t* pos, int* month) {
+  struct Name {
+    std::string_view text;
+    int month;
+  };
+  static constexpr Name kNames[] = {
+      // de_DE
+      {"M\xc3\xa4r", 3}, {"Mai", 5}, {"Okt", 10}, {"Dez", 12},
+      // fr_FR (with the abbreviation's period)
+      {"janv.", 1}, {"f\xc3\xa9vr.", 2}, {"mars", 3}, {"avr.", 4}, {"mai", 5}, {"juin", 6},
+      {"juil.", 7}, {"ao\xc3\xbbt", 8}, {"sept.", 9}, {"oct.", 10}, {"nov.", 11}, {"d\xc3\xa9\x63.", 12},
+      // es_ES, it_IT, pt_BR, nl_NL: lower-case three letters
+      {"ene", 1}, {"gen", 1}, {"jan", 1}, {"feb", 2}, {"fev", 2}, {"mar", 3}, {"mrt", 3}, {"abr", 4},
+      {"apr", 4}, {"may", 5}, {"mag", 5}, {"mei", 5}, {"jun", 6}, {"giu", 6}, {"jul", 7}, {"lug", 7},
+      {"ago", 8}, {"aug", 8}, {"sep", 9}, {"set", 9}, {"oct", 10}, {"ott", 10}, {"out", 10}, {"okt", 10},
+      {"nov", 11}, {"dic", 12}, {"dez", 12}, {"dec", 12},
+      // pl_PL
+      {"sty", 1}, {"lut", 2}, {"kwi", 4}, {"maj", 5}, {"cze", 6}, {"lip", 7}, {"sie", 8}, {"wrz", 9},
+      {"pa\xc5\xba", 10}, {"lis", 11}, {"gru", 12},
+      // ru_RU (UTF-8)
+      {"\xd1\x8f\xd0\xbd\xd0\xb2", 1}, {"\xd1\x84\xd0\xb5\xd0\xb2", 2}, {"\xd0\xbc\xd0\xb0\xd1\x80", 3},
+      {"\xd0\xb0\xd0\xbf\xd1\x80", 4}, {"\xd0\xbc\xd0\xb0\xd1\x8f", 5}, {"\xd0\xbc\xd0\xb0\xd0\xb9", 5},
+      {"\xd0\xb8\xd1\x8e\xd0\xbd", 6}, {"\xd0\xb8\xd1\x8e\xd0\xbb", 7}, {"\xd0\xb0\xd0\xb2\xd0\xb3", 8},
+      {"\xd1\x81\xd0\xb5\xd0\xbd", 9}, {"\xd0\xbe\xd0\xba\xd1\x82", 10}, {"\xd0\xbd\xd0\xbe\xd1\x8f", 11},
+      {"\xd0\xb4\xd0\xb5\xd0\xba", 12},
+  };
+  for (const Name& name : kNames) {
+    if (s.substr(*pos, name.text.size()) == name.text) {
+      *pos += name.text.size();
+      *month = name.month;
+      return true;
+    }
+  }
+  // zh_CN, ja_JP ("12月", " 1月": Japanese pads with a blank) and ko_KR ("12월").
+  size_t p = *pos;
+  consume(s, &p, ' ');
+  int value;
+  if (!fixedDigits(s, &p, 2, &value) && !fixedDigits(s, &p, 1, &value)) return false;
+  static constexpr std::string_view kYue = "\xe6\x9c\x88", kWol = "\xec\x9b\x94";
+  if (value < 1 || value > 12) return false;
+  if (s.substr(p, kYue.size()) == kYue) {
+    p += kYue.size();
+  } else if (s.substr(p, kWol.size()) == kWol) {
+    p += kWol.size();
+  } else {
+    return false;
+  }
+  *pos = p;
+  *month = value;
+  return true;
+}
+
 bool weekdayName(std::string_view s, size_t* pos, int* weekday) {
   static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
   return abbreviation(s, pos, kDays, 7, weekday);
@@ -171,10 +228,13 @@ struct MonthDayClock {
   int64_t nanosOfDay = 0;
 };
 
-bool monthDayClock(std::string_view s, size_t* pos, MonthDayClock* out) {
+// With `localised`, the month may also be another locale's (localisedMonthName): journalctl and
+// syslog daemons print it so; dmesg -T and ctime forms stay English.
+bool monthDayClock(std::string_view s, size_t* pos, MonthDayClock* out, bool localised = false) {
   size_t p = *pos;
   MonthDayClock v;
-  if (!monthName(s, &p, &v.month) || !consume(s, &p, ' ')) return false;
+  if (!monthName(s, &p, &v.month) && !(localised && localisedMonthName(s, &p, &v.month))) return false;
+  if (!consume(s, &p, ' ')) return false;
   if (consume(s, &p, ' ')) {
     if (!fixedDigits(s, &p, 1, &v.day)) return false;
   } else if (!fixedDigits(s, &p, 2, &v.day) && !fixedDigits(s, &p, 1, &v.day)) {
@@ -297,7 +357,7 @@ std::optional<int64_t> syslogTime(const MonthDayClock& when, const PrefixOptions
 bool syslogTimestamp(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
   size_t p = *pos;
   MonthDayClock when;
-  if (!monthDayClock(s, &p, &when)) return false;
+  if (!monthDayClock(s, &p, &when, /*localised=*/true)) return false;
   if (p < s.size() && !isBlank(s[p])) return false;
   *pos = p;
   *item = itemOf(Item::kTime, syslogTime(when, options));
@@ -566,6 +626,29 @@ bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, I
   return false;
 }
 
+// An ANSI SGR colour sequence: "\x1b[36m", "\x1b[0m", "\x1b[2;36m", "\x1b[m". Ray colours its
+// worker prefix so ("\x1b[2m\x1b[36m(RayWorkerWrapper pid=123)\x1b[0m [rank0]: ..."), and so do
+// dmesg --color and coloured loggers. A paste often loses the ESC byte and keeps "[36m": without
+// it the parameters must hold a digit, so a "[m" in the text stays text.
+bool colourSequence(std::string_view s, size_t* pos) {
+  size_t p = *pos;
+  const bool escape = consume(s, &p, '\x1b');
+  if (!consume(s, &p, '[')) return false;
+  const size_t start = p;
+  bool digit = false;
+  while (p < s.size() && (isDigit(s[p]) || s[p] == ';') && p - start < 16) digit |= isDigit(s[p++]);
+  if ((!escape && !digit) || !consume(s, &p, 'm')) return false;
+  *pos = p;
+  return true;
+}
+
+// Any run of colour sequences at pos; returns the position after them.
+size_t skipColours(std::string_view s, size_t pos) {
+  while (colourSequence(s, &pos)) {
+  }
+  return pos;
+}
+
 // srun --label: "12: " (srun right-aligns the number with spaces in large jobs). Only at the
 // start of the line, where srun puts it; a ':' at the end of the line also counts.
 bool srunLabel(std::string_view s, size_t* pos, int32_t* task) {
@@ -620,8 +703,22 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
     pos = skipBlanks(line, pos);
   }
   Item item;
-  while (prefixItem(line, &pos, options, &item, &id)) {
-    if (item.kernel && end == 0) out.kernelTimestamp = true;
+  // Colour sequences are part of the prefix wherever they sit between items or around them, but
+  // are no item: a dmesg --color timestamp after one is still at the start of the line.
+  bool anyItem = end > 0;
+  for (;;) {
+    // Colours before an item are its own; colours before the message are the prefix's only after
+    // at most the one separating blank ("[123.456] \x1b[0mNVRM"), so a message's indentation
+    // ("[rank3]:    \x1b[0mFile") stays its own.
+    const size_t coloured = skipColours(line, pos);
+    size_t itemStart = coloured;
+    if (!prefixItem(line, &itemStart, options, &item, &id)) {
+      if (coloured > pos && pos <= end + 1) end = coloured;
+      break;
+    }
+    pos = itemStart;
+    if (item.kernel && !anyItem) out.kernelTimestamp = true;
+    anyItem = true;
     switch (item.kind) {
       case Item::kTime:
         // The first (outermost) timestamp wins; later ones are consumed as part of the prefix.
@@ -642,7 +739,8 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
       case Item::kIdentity:
         break;
     }
-    end = pos;
+    // A colour reset right after an item ("(pid=123)\x1b[0m") belongs to it.
+    end = pos = skipColours(line, pos);
     if (item.last) break;
     const size_t afterBlanks = skipBlanks(line, pos);
     if (afterBlanks == pos && !item.glued) break;  // items are separated by blanks

@@ -93,8 +93,15 @@ struct PrefixOptions {
 //   start of the line and only with options.srunLabels; it needs a blank or the end of the line
 //   after the ':'. It is a task id: whether tasks are ranks depends on how the job was launched,
 //   which only the workload's layout can tell (evidence/line_identity.h).
-// - Host names are [A-Za-z0-9_.-]+ and not all digits; month and weekday names are English and
-//   case-sensitive; "[rank" is not.
+// - Host names are [A-Za-z0-9_.-]+ and not all digits; month and weekday names are
+//   case-sensitive and English, except that a syslog/journal month may also be another locale's
+//   abbreviation as glibc's strftime %b prints it ("Dez", "déc.", "dic", "дек", "12月", "12월";
+//   German, French, Spanish, Italian, Portuguese, Dutch, Polish, Russian, Chinese, Japanese,
+//   Korean); "[rank" is not case-sensitive.
+// - ANSI colour sequences ("\x1b[36m", or "[36m" with its ESC lost in a paste; a digit is then
+//   required) before, between and after items are prefix, as Ray colours its worker prefix
+//   ("\x1b[2m\x1b[36m(WorkerDict pid=1789)\x1b[0m [rank2]: msg" reads rank 2). Before the message
+//   they are prefix after at most the one separating blank, else the message's (its indentation).
 // - Any bytes are accepted (binary, invalid UTF-8, NUL); nothing is read past line.size().
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options = {});
 

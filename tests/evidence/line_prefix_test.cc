@@ -165,7 +165,7 @@ TEST(Timestamp, NotQuiteTimestamps) {
   expectNothing("2026-01-01X10:00:00Z");
   expectNothing("20260101T100000Z");
   expectNothing("26-01-01T10:00:00Z");
-  expectNothing("nov 29 20:28:29 host x", reference(k20260102));  // month names are case-sensitive
+  expectNothing("NOV 29 20:28:29 host x", reference(k20260102));  // month names are case-sensitive ("nov" is es/it/pt)
   expectNothing("Nov 29 20:28:29x", reference(k20260102));
   expectNothing("Nov 29 20:28 host", reference(k20260102));
   expectNothing("Nov   9 20:28:29 host", reference(k20260102));
@@ -206,6 +206,85 @@ TEST(Timestamp, Syslog) {
   PrefixOptions cet = late2026;
   cet.utcOffsetSeconds = 3600;
   EXPECT_EQ(parseLinePrefix("Nov 29 21:28:29 host x", cet).time, kNov29);
+}
+
+TEST(Timestamp, SyslogWithLocalisedMonths) {
+  // journalctl and rsyslog print strftime's %b in the system's locale.
+  const PrefixOptions late2026 = reference(kNov29 - 86400 * kSecond);
+  struct Case {
+    std::string_view line;
+    int64_t time;
+  };
+  const int64_t dec2 = kNov29 + 3 * 86400 * kSecond;  // 2026-12-02T20:28:29Z
+  const Case cases[] = {
+      {"Nov 29 20:28:29 gpu01 kernel: NVRM: Xid", kNov29},
+      {"Dez 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},                  // de_DE
+      {"d\xc3\xa9\x63. 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},      // fr_FR "déc."
+      {"dic 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},                  // es_ES, it_IT
+      {"dez 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},                  // pt_BR
+      {"gru 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},                  // pl_PL
+      {"\xd0\xb4\xd0\xb5\xd0\xba 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},  // ru_RU "дек"
+      {"12\xe6\x9c\x88 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},      // zh_CN, ja_JP "12月"
+      {"12\xec\x9b\x94 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},      // ko_KR "12월"
+      {"Nov 29 20:28:29 gpu01 kernel: NVRM: Xid", kNov29},
+      {"nov. 29 20:28:29 gpu01 kernel: NVRM: Xid", kNov29},               // fr_FR
+      {"lis 29 20:28:29 gpu01 kernel: NVRM: Xid", kNov29},                // pl_PL
+      {"11\xe6\x9c\x88 29 20:28:29 gpu01 kernel: NVRM: Xid", kNov29},
+      {"M\xc3\xa4r 02 20:28:29 gpu01 kernel: NVRM: Xid", 1772483309 * kSecond},  // de_DE "Mär" 2026-03-02
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.line));
+    LinePrefix p = parseLinePrefix(c.line, late2026);
+    EXPECT_EQ(p.time, c.time);
+    EXPECT_EQ(p.host, "gpu01");
+    EXPECT_EQ(p.program, "kernel");
+    EXPECT_EQ(message(c.line, p), "NVRM: Xid");
+  }
+  // Japanese pads the month with a blank: " 3月 02 ...".
+  std::string_view ja = " 3\xe6\x9c\x88 02 20:28:29 gpu01 kernel: x";
+  EXPECT_EQ(parseLinePrefix(ja, late2026).time, 1772483309 * kSecond);
+  EXPECT_EQ(message(ja, parseLinePrefix(ja, late2026)), "x");
+  // Not months: a 13th month, a word that only starts like one, a month without a clock.
+  expectNothing("13\xe6\x9c\x88 02 20:28:29 gpu01 kernel: x", late2026);
+  expectNothing("marzo 02 20:28:29 gpu01 kernel: x", late2026);
+  expectNothing("mar 02 was a Monday", late2026);
+  expectNothing("Dezember 02 20:28:29 gpu01 kernel: x", late2026);
+  // dmesg -T stays English: its weekday must agree with an English month.
+  EXPECT_FALSE(parseLinePrefix("[Sun Dez 29 20:28:29 2026] x").time);
+}
+
+TEST(LinePrefixForms, ColourSequences) {
+  // Ray 2.x colours its worker prefix (worker.py print_worker_logs: Style.DIM, Fore.CYAN, the
+  // prefix, Style.RESET_ALL); the rank label after it is still read.
+  std::string_view ray = "\x1b[2m\x1b[36m(RayWorkerWrapper pid=2290, ip=10.0.0.5)\x1b[0m [rank3]: RuntimeError: x";
+  LinePrefix p = parseLinePrefix(ray);
+  EXPECT_EQ(p.pid, 2290);
+  EXPECT_EQ(p.host, "10.0.0.5");
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(message(ray, p), "RuntimeError: x");
+  // The same paste after the ESC bytes were lost.
+  std::string_view pasted = "[36m(WorkerDict pid=1789)[0m [rank2]:[E710 18:00:32.426302794 ProcessGroupNCCL.cpp:2395] msg";
+  p = parseLinePrefix(pasted);
+  EXPECT_EQ(p.pid, 1789);
+  EXPECT_EQ(p.rank, 2);
+  EXPECT_EQ(message(pasted, p), "msg");
+  // dmesg --color: the timestamp is still the line's kernel timestamp.
+  std::string_view dmesg = "\x1b[32m[12345.678901] \x1b[0mNVRM: Xid (PCI:0000:3b:00): 79";
+  p = parseLinePrefix(dmesg);
+  EXPECT_TRUE(p.kernelTimestamp);
+  EXPECT_EQ(p.monotonic, 12345 * kSecond + 678'901'000);
+  EXPECT_EQ(message(dmesg, p), "NVRM: Xid (PCI:0000:3b:00): 79");
+  // A coloured message at the line start: the colour is prefix, the message starts at its text.
+  std::string_view coloured = "\x1b[1;31mERROR\x1b[0m: boom";
+  p = parseLinePrefix(coloured);
+  EXPECT_EQ(message(coloured, p), "ERROR\x1b[0m: boom");
+  // After blanks, a colour before the message is the message's: its indentation stays.
+  std::string_view indented = "[rank3]:    \x1b[0mFile \"x.py\"";
+  EXPECT_EQ(message(indented, parseLinePrefix(indented)), "   \x1b[0mFile \"x.py\"");
+  // Without ESC the parameters need a digit; "[m" and "[x;m" are text.
+  expectNothing("[m x");
+  expectNothing("[;m x");
+  expectNothing("[36 m x");
 }
 
 TEST(Timestamp, GlogAsPyTorchWritesIt) {
