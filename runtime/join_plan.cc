@@ -162,6 +162,34 @@ std::vector<std::string> describePlan(const ir::Program& program, const ir::Rule
     }
     lines.push_back(std::move(line));
   }
+  // The estimate, in candidates per binding: n_k for the bindings walked whole, and for an
+  // indexed one the w_k its index yields per assignment of the bindings before it, found by a
+  // hash lookup or after a binary search (log n_k). Next to it the pair walk it replaces.
+  if (plan.bindings.size() > 1) {
+    std::string cost, walk;
+    bool indexed = false;
+    for (size_t b = 0; b < plan.bindings.size(); ++b) {
+      const BindingPlan& p = plan.bindings[b];
+      const size_t k = b + 1;
+      std::string factor;
+      if (b > 0 && p.window) {
+        factor = fmt::format("(log n{} + w{})", k, k);
+        indexed = true;
+      } else if (b > 0 && p.key) {
+        factor = fmt::format("w{}", k);
+        indexed = true;
+      } else {
+        factor = fmt::format("n{}", k);
+      }
+      cost += (b ? " x " : "") + factor;
+      walk += fmt::format("{}n{}", b ? " x " : "", k);
+    }
+    lines.push_back(indexed ? fmt::format("cost: {} assignments visited (every combination: {}); n = a binding's candidates, "
+                                          "w = those its index yields",
+                                          cost, walk)
+                            : fmt::format("cost: {} assignments visited (no index serves this rule); n = a binding's candidates",
+                                          cost));
+  }
   return lines;
 }
 

@@ -58,7 +58,9 @@ struct JoinPlan {
 JoinPlan planJoin(const ir::Program& program, const ir::Rule& rule);
 
 // One line per binding for people (`attribc explain`): what it visits and why, e.g.
-// "binding 2: 3 of 9 symptoms; node of binding 1 (hash); time in [binding 1 time - 1m, ...]".
+// "binding 2: 3 of 9 symptoms; node of binding 1 (hash); time in [binding 1 time - 1m, ...]",
+// then, for rules of two bindings or more, the estimated cost in candidates per binding:
+// "cost: n1 x (log n2 + w2) assignments visited (every combination: n1 x n2); ...".
 std::vector<std::string> describePlan(const ir::Program& program, const ir::Rule& rule, const JoinPlan& plan);
 
 }  // namespace attrib::runtime

@@ -59,7 +59,9 @@ rule r4 { when t.* as a, t.* as b, t.* as c where c.gpu == a.gpu and b.rank == c
   EXPECT_EQ(runtime::describePlan(program, ruleNamed(*engine, "t.r1"), p1),
             (std::vector<std::string>{"binding 1: 1 of 3 symptoms (narrowed by `is`)",
                                       "binding 2: 2 of 3 symptoms (narrowed by `is`); node of binding 1 (hash); time in "
-                                      "[binding 1 time - 1m, binding 1 time + 30m] (binary search)"}));
+                                      "[binding 1 time - 1m, binding 1 time + 30m] (binary search)",
+                                      "cost: n1 x (log n2 + w2) assignments visited (every combination: n1 x n2); "
+                                      "n = a binding's candidates, w = those its index yields"}));
   ASSERT_TRUE(p1.bindings[1].key);
   EXPECT_EQ(p1.bindings[1].key->anchor, 0);
   EXPECT_EQ(p1.bindings[1].key->field, ir::Field::Node);
@@ -69,6 +71,8 @@ rule r4 { when t.* as a, t.* as b, t.* as c where c.gpu == a.gpu and b.rank == c
   runtime::JoinPlan p2 = runtime::planJoin(program, ruleNamed(*engine, "t.r2"));
   EXPECT_FALSE(p2.bindings[0].window);
   EXPECT_FALSE(p2.bindings[1].window);
+  EXPECT_EQ(runtime::describePlan(program, ruleNamed(*engine, "t.r2"), p2).back(),
+            "cost: n1 x n2 assignments visited (no index serves this rule); n = a binding's candidates");
   // A disjunction over two bindings narrows neither.
   runtime::JoinPlan p3 = runtime::planJoin(program, ruleNamed(*engine, "t.r3"));
   EXPECT_EQ(p3.bindings[0].symptoms.size(), 3u);
