@@ -8,6 +8,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "ir/ascii.h"
+
 namespace attrib::runtime {
 
 std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* error, bool lines) {
@@ -30,7 +32,7 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
   pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);  // best effort: the interpreter is the fallback
   std::unique_ptr<Regex> re(new Regex());
   re->code_ = compiled;
-  for (char c : pattern.required) re->required_ += c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  re->required_ = ir::asciiLower(pattern.required);
   uint32_t count = 0, entrySize = 0;
   PCRE2_SPTR table = nullptr;
   pcre2_pattern_info(compiled, PCRE2_INFO_NAMECOUNT, &count);
@@ -48,8 +50,6 @@ Regex::~Regex() { pcre2_code_free(code_); }
 
 namespace {
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // Whether `text` holds `literal` (lower case), compared without regard to ASCII case.
 bool holdsCaseless(std::string_view text, std::string_view literal) {
   if (literal.empty()) return true;
@@ -59,7 +59,7 @@ bool holdsCaseless(std::string_view text, std::string_view literal) {
   for (size_t i = 0, last = text.size() - literal.size(); i <= last; ++i) {
     if (text[i] != first && text[i] != other) continue;
     size_t n = 1;
-    while (n < literal.size() && lower(text[i + n]) == literal[n]) ++n;
+    while (n < literal.size() && ir::asciiLower(text[i + n]) == literal[n]) ++n;
     if (n == literal.size()) return true;
   }
   return false;

@@ -39,8 +39,6 @@ namespace {
 
 bool wordByte(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // The demotions (ir::tellingDemotions()) that stand in `line` as whole words, compared without
 // regard to case, added up. One walk over the line's word starts, each compared only with the
 // phrases that begin with its letter: no lowered copy of the line and no search per phrase,
@@ -75,7 +73,7 @@ int demotionsIn(std::string_view line) {
       const std::string& p = phrases.lowered[k];
       if (p.size() > line.size() - i) continue;
       size_t n = 1;
-      while (n < p.size() && lower(line[i + n]) == p[n]) ++n;
+      while (n < p.size() && ir::asciiLower(line[i + n]) == p[n]) ++n;
       if (n < p.size() || (i + n < line.size() && wordByte(line[i + n]))) continue;
       seen |= uint64_t{1} << k;
       weight += phrases.weight[k];
