@@ -1,7 +1,10 @@
 #include "evidence/line_channel.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/ascii.h"
 
@@ -10,10 +13,24 @@ namespace {
 
 // Cursor helpers for prefixChannel: each consumes what it names at s[*at] or fails, leaving *at
 // where it was on failure only where the caller relies on it (optional parts).
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool lower(char c) { return c >= 'a' && c <= 'z'; }
-bool hostChar(char c) { return digit(c) || upper(c) || lower(c) || c == '_' || c == '.' || c == '-'; }
+//
+// prefixChannel runs on every line the reader indexes, most of which have no prefix it knows
+// (an application's "[rank3]:..." or "2026-11-29 10:02:13,674 ..."): byte classes are one table
+// load, and each form is given up at its first byte that cannot start it.
+enum : uint8_t { kDigit = 1, kUpper = 2, kLower = 4, kHost = 8 };
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kHost;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kUpper | kHost;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kLower | kHost;
+  for (char c : {'_', '.', '-'}) t[static_cast<unsigned char>(c)] = kHost;
+  return t;
+}();
+bool is(char c, uint8_t cls) { return (kByteClass[static_cast<unsigned char>(c)] & cls) != 0; }
+bool digit(char c) { return is(c, kDigit); }
+bool upper(char c) { return is(c, kUpper); }
+bool lower(char c) { return is(c, kLower); }
+bool hostChar(char c) { return is(c, kHost); }
 
 bool literal(std::string_view s, size_t* at, char c) {
   if (*at >= s.size() || s[*at] != c) return false;
@@ -93,6 +110,21 @@ bool host(std::string_view s, size_t* at) {
   while (*at < s.size() && hostChar(s[*at])) nonDigit |= !digit(s[(*at)++]);
   return *at > from && nonDigit && literal(s, at, ' ');
 }
+// The Program marker named `name`, or null: the table's Program markers by their first byte,
+// so that a syslog line's program is compared with the one or two names that could be it.
+const ir::ChannelMarker* programMarker(std::string_view name) {
+  static const std::array<std::vector<const ir::ChannelMarker*>, 256> byFirstByte = [] {
+    std::array<std::vector<const ir::ChannelMarker*>, 256> t;
+    for (const ir::ChannelMarker& m : ir::channelMarkers()) {
+      if (m.form == ir::MarkerForm::Program && !m.text.empty()) t[static_cast<unsigned char>(m.text.front())].push_back(&m);
+    }
+    return t;
+  }();
+  for (const ir::ChannelMarker* m : byFirstByte[static_cast<unsigned char>(name.front())]) {
+    if (m->text == name) return m;  // the table's first marker of the name, as before
+  }
+  return nullptr;
+}
 // The channel of the program at s[at] ("slurmstepd[12]: ", "kernel: "), its [pid] required when
 // `pidRequired` (after an RFC 3339 time) except for the kernel, which never has one.
 std::optional<ir::Channel> program(std::string_view s, size_t at, bool pidRequired) {
@@ -100,13 +132,7 @@ std::optional<ir::Channel> program(std::string_view s, size_t at, bool pidRequir
   while (end < s.size() && s[end] != '[' && s[end] != ':' && s[end] != ' ') ++end;
   if (end == at || end >= s.size() || s[end] == ' ') return std::nullopt;
   const std::string_view name = s.substr(at, end - at);
-  const ir::ChannelMarker* marker = nullptr;
-  for (const ir::ChannelMarker& m : ir::channelMarkers()) {
-    if (m.form == ir::MarkerForm::Program && m.text == name) {
-      marker = &m;
-      break;
-    }
-  }
+  const ir::ChannelMarker* marker = programMarker(name);
   if (!marker) return std::nullopt;
   const bool kernel = name == "kernel";
   size_t k = end;
@@ -127,15 +153,15 @@ bool kernelTimestamp(std::string_view s) {
   size_t at = 1;
   size_t n = 0;
   while (at < s.size() && s[at] == ' ') ++at;
+  if (at >= s.size()) return false;
   size_t k = at;
   if (literal(s, &k, '+')) {
     return someDigits(s, &k) && literal(s, &k, '.') && someDigits(s, &k) && literal(s, &k, ']');
   }
-  k = at;
-  if (someDigits(s, &k, &n) && n <= 9 && literal(s, &k, '.') && someDigits(s, &k) && literal(s, &k, ']')) return true;
-  // dmesg -T: "[Www Mmm dd HH:MM:SS YYYY]"
+  if (digit(s[at])) return someDigits(s, &k, &n) && n <= 9 && literal(s, &k, '.') && someDigits(s, &k) && literal(s, &k, ']');
+  // dmesg -T: "[Www Mmm dd HH:MM:SS YYYY]", the weekday right after the bracket.
+  if (at != 1 || !upper(s[1]) || s.size() < 5) return false;
   static constexpr std::string_view kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-  if (s.size() < 5) return false;
   bool weekday = false;
   for (std::string_view d : kDays) weekday |= s.substr(1, 3) == d;
   k = 4;
