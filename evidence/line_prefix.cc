@@ -689,6 +689,25 @@ bool syslogSource(std::string_view s, size_t* pos, bool strict, Identity* id) {
 
 }  // namespace
 
+// Slurm built with MULTIPLE_SLURMD names its step daemon after the node it serves
+// (snprintf(argv0, "slurmstepd-%s", conf->node_name); log_set_argv0, src/slurmd/slurmstepd/mgr.c,
+// Slurm 20.x-25.x), and the step's messages reach the job's output so:
+// "slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0." The program is
+// slurmstepd, the host the node; the message starts after the ": ".
+bool stepDaemonSource(std::string_view s, size_t* pos, Identity* id) {
+  constexpr std::string_view kDaemon = "slurmstepd-";
+  size_t p = *pos;
+  std::string_view host;
+  if (s.substr(p, kDaemon.size()) != kDaemon) return false;
+  p += kDaemon.size();
+  // The node name may hold ':' only where a port would be, which Slurm node names never do.
+  if (!hostName(s, &p, &host) || !consume(s, &p, ':') || (p < s.size() && !isBlank(s[p]))) return false;
+  id->program = s.substr(*pos, kDaemon.size() - 1);
+  if (id->host.empty()) id->host = host;
+  *pos = p;
+  return true;
+}
+
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) {
   LinePrefix out;
   Identity id;
@@ -756,6 +775,12 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
       if (next == pos || id.program != "kernel") break;
       pos = next;
     }
+  }
+  // slurmstepd's own name, as the job's output carries its messages: at the line's start or after
+  // the items a launcher put before it ("3: slurmstepd-n7: error: ...").
+  if (!haveSource) {
+    size_t p = end == 0 ? 0 : end < line.size() && isBlank(line[end]) ? skipBlanks(line, end) : std::string_view::npos;
+    if (p != std::string_view::npos && stepDaemonSource(line, &p, &id)) end = p;
   }
   out.host = id.host;
   out.program = id.program;

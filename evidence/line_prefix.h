@@ -63,6 +63,9 @@ struct PrefixOptions {
 //   syslog       after a syslog timestamp: "host prog[pid]: " or "host prog: "; after an ISO
 //                timestamp (rsyslog's RFC 3339 format, journalctl -o short-iso) only with a
 //                [pid] or for the program "kernel", so "2026-... INFO root: x" stays a message
+//   slurmstepd   "slurmstepd-n7: " (Slurm with MULTIPLE_SLURMD names its step daemon after its
+//                node): program slurmstepd, host n7, after the other items and never after a
+//                syslog program
 //   identity     [rank12]:, [Rank 12], [default3]: (torchrun), "12: " (srun, with srunLabels),
 //                host:pid:tid [3] (NCCL; the message then starts at "NCCL ..."), [host:pid
 //                :0:tid] and [host:pid:thread] (UCX), (Name pid=123, ip=10.0.0.5) and (pid=123) (Ray)

@@ -533,6 +533,32 @@ TEST(LinePrefixForms, UcxPrefix) {
   EXPECT_EQ(message(line, p).substr(0, 15), "Caught signal 7");
 }
 
+TEST(LinePrefixForms, SlurmStepDaemonNamedAfterItsNode) {
+  // Slurm 20.x-25.x built with MULTIPLE_SLURMD: slurmstepd's log name is "slurmstepd-<node>"
+  // (src/slurmd/slurmstepd/mgr.c), and its messages reach the job's output so.
+  std::string_view line = "slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.host, "gpu20-15");
+  EXPECT_EQ(p.program, "slurmstepd");
+  EXPECT_EQ(message(line, p), "error: Detected 1 oom-kill event(s) in StepId=9411285.0.");
+  // After a launcher's items, and at the end of the line.
+  std::string_view labelled = "3: slurmstepd-n7.cluster: error: *** STEP 12.0 ON n7 CANCELLED AT 2025-01-01T00:00:00 ***";
+  p = parseLinePrefix(labelled, {.srunLabels = true});
+  EXPECT_EQ(p.task, 3);
+  EXPECT_EQ(p.host, "n7.cluster");
+  EXPECT_EQ(message(labelled, p).substr(0, 10), "error: ***");
+  EXPECT_EQ(parseLinePrefix("slurmstepd-n7:").host, "n7");
+  // Not the form: the plain daemon name (no node), no blank after the ':', a number for a host,
+  // a syslog line's program (its host is the syslog host), and the name inside a message.
+  EXPECT_TRUE(parseLinePrefix("slurmstepd: error: *** JOB 4242 ON n1 CANCELLED AT 2026-01-01T12:00:00 ***").host.empty());
+  EXPECT_TRUE(parseLinePrefix("slurmstepd-n7:error").host.empty());
+  EXPECT_TRUE(parseLinePrefix("slurmstepd-1234: error").host.empty());
+  PrefixOptions reference{.referenceTime = 1764400000LL * 1000000000LL};
+  p = parseLinePrefix("Nov 29 10:42:07 gpu-0007 slurmstepd[81234]: error: Detected 1 oom_kill event", reference);
+  EXPECT_EQ(p.host, "gpu-0007");
+  EXPECT_TRUE(parseLinePrefix("[rank0]: launched by slurmstepd-n7: no").host.empty());
+}
+
 TEST(LinePrefixForms, RayWorkerPrefix) {
   // Ray 2.x forwards worker output with "(Name pid=N, ip=A)" ("ip" only from other nodes).
   std::string_view line = "(RayTrainWorker pid=2290, ip=10.0.0.5) [rank3]: RuntimeError: CUDA error";
