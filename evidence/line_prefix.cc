@@ -2,6 +2,7 @@
 
 #include "ir/civil_time.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace attrib::evidence {
@@ -661,6 +662,35 @@ bool srunLabel(std::string_view s, size_t* pos, int32_t* task) {
   return true;
 }
 
+// "a.b.c.d", four numbers of at most three digits.
+bool ipv4Address(std::string_view s) {
+  int parts = 0;
+  for (size_t p = 0; p <= s.size(); ++parts) {
+    size_t digits = 0;
+    while (p < s.size() && isDigit(s[p]) && digits < 4) ++p, ++digits;
+    if (digits == 0 || digits > 3) return false;
+    if (p == s.size()) return parts == 3;
+    if (s[p] != '.') return false;
+    ++p;
+  }
+  return false;
+}
+
+// pdsh's, clush's and talosctl's "host: " at the start of the line: a host name with a digit or
+// a '-' (node names and IP addresses have them; "RuntimeError", "INFO" and a logger's
+// "torch.distributed" do not), or with HostLabels::Addresses an IPv4 address, then ':' and a
+// blank or the end of the line.
+bool hostLabel(std::string_view s, size_t* pos, HostLabels form, std::string_view* host) {
+  size_t p = *pos;
+  if (form == HostLabels::None) return false;
+  if (!hostName(s, &p, host) || !consume(s, &p, ':') || (p < s.size() && !isBlank(s[p]))) return false;
+  if (form == HostLabels::Addresses ? !ipv4Address(*host) : std::none_of(host->begin(), host->end(), [](char c) { return isDigit(c) || c == '-'; })) {
+    return false;
+  }
+  *pos = p;
+  return true;
+}
+
 // After a wall-clock timestamp: the syslog or journal "host prog[pid]: " ("host prog: " too
 // after a syslog timestamp, where nothing else can follow; after an ISO timestamp only with a
 // [pid] or for the kernel, so that "2026-01-01 10:00:00 INFO root: x" stays a message).
@@ -716,6 +746,12 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   size_t end = 0;
   bool haveTime = false, haveSource = false;
   int32_t task;
+  std::string_view labelHost;
+  if (hostLabel(line, &pos, options.hostLabels, &labelHost)) {
+    id.host = labelHost;
+    end = pos;
+    pos = skipBlanks(line, pos);
+  }
   if (options.srunLabels && srunLabel(line, &pos, &task)) {
     out.task = task;
     end = pos;
@@ -788,6 +824,23 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   // One blank after the last item is the separator; the rest is the message's own indentation.
   out.length = end > 0 && end < line.size() && isBlank(line[end]) ? end + 1 : end;
   return out;
+}
+
+bool hostLabelled(const std::vector<std::string_view>& lines, HostLabels form) {
+  size_t nonBlank = 0, labelled = 0;
+  std::vector<std::string_view> hosts;  // distinct, few: a file with many is no pdsh output
+  for (std::string_view line : lines) {
+    if (skipBlanks(line, 0) == line.size()) continue;
+    ++nonBlank;
+    size_t pos = 0;
+    std::string_view host;
+    if (!hostLabel(line, &pos, form, &host)) continue;
+    ++labelled;
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  }
+  // Three in four lines labelled (the launcher's own lines sit among them), by at most one host
+  // per two labelled lines (a dump of keys has one per line).
+  return labelled >= 2 && labelled * 4 >= nonBlank * 3 && hosts.size() * 2 <= labelled;
 }
 
 }  // namespace attrib::evidence

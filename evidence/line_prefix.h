@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace attrib::evidence {
 
@@ -38,6 +39,13 @@ struct LinePrefix {
   size_t length = 0;
 };
 
+// Which "host: " labels a file's lines carry (PrefixOptions::hostLabels).
+enum class HostLabels : uint8_t {
+  None,
+  Names,      // a host name with at least one digit, or an IPv4 address
+  Addresses,  // an IPv4 address only
+};
+
 struct PrefixOptions {
   // Syslog timestamps have no year: it is taken from this time (the workload's start), and a
   // date that would lie more than a month after it is read as the previous year (logs that
@@ -48,6 +56,13 @@ struct PrefixOptions {
   // Recognise a leading "N: " as an srun --label task id (application output only: a kernel
   // or syslog file never starts lines so).
   bool srunLabels = false;
+  // Recognise a leading "host: " as the host that printed the line, as pdsh and clush prefix
+  // every line they gather (DeepSpeed's multi-node launcher runs its ranks under pdsh:
+  // "gpu-q-13: torch.cuda.OutOfMemoryError: ...") and talosctl its nodes' logs ("192.168.11.119:
+  // kern: warning: [...]: NVRM: ..."). Only for a file whose lines are labelled so
+  // (hostLabelled), since "KeyError: 'x'" starts the same way; in kernel and system logs only an
+  // IPv4 address, since a kernel device name ("nvidia-nvswitch0: SXid ...", "eth0: ...") does too.
+  HostLabels hostLabels = HostLabels::None;
 };
 
 // Parses the prefix of one line (without its newline). Items recognised, stacked in any order a
@@ -107,5 +122,12 @@ struct PrefixOptions {
 //   they are prefix after at most the one separating blank, else the message's (its indentation).
 // - Any bytes are accepted (binary, invalid UTF-8, NUL); nothing is read past line.size().
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options = {});
+
+// Whether `lines` (a file's first lines) are labelled with the host that printed them, as pdsh
+// (pdsh 2.x "%s: %s") and clush gather output: three in four non-blank lines start "host: ",
+// the host of the `form` given (Names: a host name with a digit or a '-', or an IPv4 address),
+// from a few hosts. A YAML or key-value
+// dump ("lr: 0.1", "fp16: true") has as many keys as lines and is not.
+bool hostLabelled(const std::vector<std::string_view>& lines, HostLabels form);
 
 }  // namespace attrib::evidence

@@ -276,6 +276,7 @@ class FileScan {
     }
     std::sort(hits_.begin(), hits_.end());
     hits_.erase(std::unique(hits_.begin(), hits_.end()), hits_.end());
+    if (chunk.offset == 0) decideHostLabels(chunk);
     ChunkLines lines(chunk, prefix_);
     classifyLines(chunk, lines);
     extract(chunk, lines);
@@ -283,6 +284,17 @@ class FileScan {
     rememberLastTime(lines);
     for (const LinePrefix& p : lines.parsed()) identities_.learn(p);
     return true;
+  }
+
+  // pdsh's "host: " labels are read as the line's host only in a file whose first lines carry
+  // them (evidence::hostLabelled): decided once, on the first chunk, for the whole file.
+  void decideHostLabels(const LogChunk& chunk) {
+    constexpr size_t kSample = 200;
+    std::vector<std::string_view> first;
+    for (size_t i = 0; i < chunk.lineCount() && first.size() < kSample; ++i) first.push_back(chunk.line(i));
+    const bool application = hint_ == ir::Channel::Application || hint_ == ir::Channel::Scheduler;
+    const auto form = application ? evidence::HostLabels::Names : evidence::HostLabels::Addresses;
+    prefix_.hostLabels = evidence::hostLabelled(first, form) ? form : evidence::HostLabels::None;
   }
 
   // Counts the chunk's lines per channel and remembers the channel of every line a literal

@@ -169,6 +169,32 @@ TEST_F(IntakeLayouts, SrunLabelledStdoutNamesTheRightNodeAndRank) {
   EXPECT_EQ(summary(piped), summary(want));
 }
 
+// DeepSpeed's multi-node launcher (DeepSpeed 0.14, PDSHRunner) runs the ranks under pdsh
+// (pdsh 2.34), which labels every line it gathers "host: "; the launcher's own line has none.
+// The label names the node, as the canonical layout's directory does.
+TEST_F(IntakeLayouts, PdshLabelsNameTheNode) {
+  fs::path canonical = dir("canonical");
+  std::ofstream(canonical / "workload.json") << kWorkload;
+  write(canonical / "logs/gpu-a/applog.log", kNodeA);
+  write(canonical / "logs/gpu-b/applog.log", kNodeB);
+  const json want = diagnosePaths({canonical.string()});
+  Lines out = {"[2026-11-29 10:00:00,123] [INFO] [multinode_runner.py:80] cmd = pdsh -S -f 1024 -w gpu-a,gpu-b export "
+               "PYTHONPATH=/workspace; cd /workspace; python -u -m deepspeed.launcher.launch --world_info=... train.py"};
+  for (size_t i = 0; i < std::max(kNodeA.size(), kNodeB.size()); ++i) {
+    // Without NCCL's host:pid:tid, only the label says where a line was printed.
+    if (i < kNodeA.size() && kNodeA[i].find("NCCL INFO") == std::string::npos) out.push_back("gpu-a: " + kNodeA[i]);
+    if (i < kNodeB.size() && kNodeB[i].find("NCCL INFO") == std::string::npos) out.push_back("gpu-b: " + kNodeB[i]);
+  }
+  fs::path file = dir("deepspeed") / "train.log";
+  write(file, out);
+  const json got = diagnosePaths({file.string()}, {"--workload", workloadJson().string()});
+  EXPECT_EQ(summary(got), summary(want)) << got.dump(1).substr(0, 3000);
+  EXPECT_EQ(got["root_cause"]["node"], "gpu-b");
+  // The traceback is one record under its label: its evidence is the whole of it.
+  ASSERT_TRUE(got["root_cause"].is_object());
+  EXPECT_NE(got.dump().find("loss.backward()"), std::string::npos);
+}
+
 // `srun -l python train.py` (one task per GPU): the label is the rank only because the
 // workload says tasks are ranks; without that it names the node, never a rank.
 TEST_F(IntakeLayouts, SrunTasksAreRanksOnlyWhenTheLayoutSaysSo) {

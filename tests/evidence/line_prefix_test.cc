@@ -559,6 +559,57 @@ TEST(LinePrefixForms, SlurmStepDaemonNamedAfterItsNode) {
   EXPECT_TRUE(parseLinePrefix("[rank0]: launched by slurmstepd-n7: no").host.empty());
 }
 
+TEST(LinePrefixForms, HostLabelsAsPdshAndTalosctlPrintThem) {
+  // pdsh 2.x ("%s: %s"), as DeepSpeed's launcher runs ranks: the label is the host, one blank
+  // after it the separator, the rest the message's indentation.
+  PrefixOptions names{.hostLabels = HostLabels::Names};
+  std::string_view line = "gpu-q-13:     ret = input.softmax(dim, dtype=dtype)";
+  LinePrefix p = parseLinePrefix(line, names);
+  EXPECT_EQ(p.host, "gpu-q-13");
+  EXPECT_EQ(message(line, p), "    ret = input.softmax(dim, dtype=dtype)");
+  line = "192.168.1.51: [2026-11-29 10:00:00,123] [ERROR] [engine.py:12] x";
+  p = parseLinePrefix(line, names);
+  EXPECT_EQ(p.host, "192.168.1.51");
+  EXPECT_TRUE(p.time.has_value());
+  EXPECT_EQ(message(line, p), "[ERROR] [engine.py:12] x");
+  // A word without a digit or '-' is a message ("RuntimeError: ...", "INFO: ...", a logger's
+  // name), and without the option nothing is a label.
+  EXPECT_TRUE(parseLinePrefix("RuntimeError: CUDA error", names).host.empty());
+  EXPECT_TRUE(parseLinePrefix("INFO: started", names).host.empty());
+  EXPECT_TRUE(parseLinePrefix("torch.distributed.elastic: started", names).host.empty());
+  EXPECT_EQ(parseLinePrefix("gpu-b: started", names).host, "gpu-b");
+  EXPECT_TRUE(parseLinePrefix("gpu-q-13: x").host.empty());
+  // Addresses only (a kernel log): talosctl's "IP: " is a label, a device name is the message.
+  PrefixOptions addresses{.hostLabels = HostLabels::Addresses};
+  EXPECT_EQ(parseLinePrefix("192.168.11.119: kern: warning: [2026-04-22T21:30:51.494604223Z]: NVRM: Xid", addresses).host,
+            "192.168.11.119");
+  EXPECT_TRUE(parseLinePrefix("nvidia-nvswitch0: SXid (PCI:0000:c3:00.0): 20009, Non-fatal", addresses).host.empty());
+  EXPECT_TRUE(parseLinePrefix("10.0.0.1.5: x", addresses).host.empty());
+  EXPECT_TRUE(parseLinePrefix("1000.0.0.1: x", addresses).host.empty());
+}
+
+TEST(LinePrefixForms, AFileIsHostLabelledWhenThreeInFourLinesAreByFewHosts) {
+  using V = std::vector<std::string_view>;
+  const V pdsh = {"[2026-11-29 10:00:00,123] [INFO] [multinode_runner.py:80] cmd = pdsh -S -w gpu-a,gpu-b ...",
+                  "gpu-a: Traceback (most recent call last):", "gpu-b: step 1", "gpu-a:   File \"t.py\", line 3",
+                  "gpu-b: step 2", "", "gpu-a: KeyError: 'x'", "gpu-b: step 3", "gpu-a: done", "gpu-b: done",
+                  "gpu-a: exit", "gpu-b: exit"};
+  EXPECT_TRUE(hostLabelled(pdsh, HostLabels::Names));
+  EXPECT_TRUE(hostLabelled({"gpu-q-13: a", "gpu-q-13: b", "gpu-q-13: c"}, HostLabels::Names));
+  // A configuration dump: as many keys as lines.
+  EXPECT_FALSE(hostLabelled({"fp16: true", "lr1: 0.1", "lr2: 0.01", "beta2: 0.95", "stage3: on"}, HostLabels::Names));
+  // A traceback, and one labelled line among others.
+  EXPECT_FALSE(hostLabelled({"Traceback (most recent call last):", "  File \"t.py\", line 3", "KeyError: 'x'"}, HostLabels::Names));
+  EXPECT_FALSE(hostLabelled({"gpu-a: x", "gpu-a: y", "plain", "plain"}, HostLabels::Names));
+  EXPECT_TRUE(hostLabelled({"gpu-a: x", "gpu-a: y", "gpu-a: z", "plain"}, HostLabels::Names));
+  EXPECT_FALSE(hostLabelled({"gpu-a: x"}, HostLabels::Names));
+  // dmesg -t: device names are no addresses.
+  EXPECT_FALSE(hostLabelled({"nvidia-nvswitch0: SXid (PCI:0000:c3:00.0): 20009, Non-fatal", "nvidia-nvswitch0: SXid 24001"},
+                            HostLabels::Addresses));
+  EXPECT_TRUE(hostLabelled({"192.168.11.119: kern: warning: a", "192.168.11.119: kern: warning: b"}, HostLabels::Addresses));
+  EXPECT_FALSE(hostLabelled({"192.168.11.119: a", "192.168.11.119: b"}, HostLabels::None));
+}
+
 TEST(LinePrefixForms, RayWorkerPrefix) {
   // Ray 2.x forwards worker output with "(Name pid=N, ip=A)" ("ip" only from other nodes).
   std::string_view line = "(RayTrainWorker pid=2290, ip=10.0.0.5) [rank3]: RuntimeError: CUDA error";
