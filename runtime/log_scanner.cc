@@ -19,6 +19,7 @@
 #include "evidence/archive_reader.h"
 #include "evidence/line_channel.h"
 #include "evidence/log_record.h"
+#include "evidence/shell_prompt.h"
 #include "runtime/context_text.h"
 #include "runtime/interpreter.h"
 
@@ -276,7 +277,7 @@ class FileScan {
     }
     std::sort(hits_.begin(), hits_.end());
     hits_.erase(std::unique(hits_.begin(), hits_.end()), hits_.end());
-    if (chunk.offset == 0) decideHostLabels(chunk);
+    if (chunk.offset == 0) readFileForms(chunk);
     ChunkLines lines(chunk, prefix_);
     classifyLines(chunk, lines);
     extract(chunk, lines);
@@ -286,15 +287,29 @@ class FileScan {
     return true;
   }
 
-  // pdsh's "host: " labels are read as the line's host only in a file whose first lines carry
-  // them (evidence::hostLabelled): decided once, on the first chunk, for the whole file.
-  void decideHostLabels(const LogChunk& chunk) {
+  // What the file's first chunk says about the whole file, decided once:
+  // - pdsh's "host: " labels are read as the line's host only in a file whose first lines carry
+  //   them (evidence::hostLabelled);
+  // - the shell prompts of a pasted terminal session, when they name one host, are the node of
+  //   its kernel and system lines (evidence/shell_prompt.h).
+  void readFileForms(const LogChunk& chunk) {
     constexpr size_t kSample = 200;
     std::vector<std::string_view> first;
     for (size_t i = 0; i < chunk.lineCount() && first.size() < kSample; ++i) first.push_back(chunk.line(i));
     const bool application = hint_ == ir::Channel::Application || hint_ == ir::Channel::Scheduler;
     const auto form = application ? evidence::HostLabels::Names : evidence::HostLabels::Addresses;
     prefix_.hostLabels = evidence::hostLabelled(first, form) ? form : evidence::HostLabels::None;
+    bool several = false;
+    for (size_t i = 0; i < chunk.lineCount() && !several; ++i) {
+      const std::string_view host = evidence::shellPromptHost(chunk.line(i));
+      if (host.empty()) continue;
+      if (promptHost_.empty()) {
+        promptHost_ = host;
+      } else {
+        several = host != promptHost_;
+      }
+    }
+    if (several) promptHost_.clear();
   }
 
   // Counts the chunk's lines per channel and remembers the channel of every line a literal
@@ -661,6 +676,7 @@ class FileScan {
           }
         }
         if (host.empty() && identities_.hosts.size() == 1) host = *identities_.hosts.begin();
+        if (host.empty() && !promptHost_.empty() && (inst.source == ir::channelName(ir::Channel::Kernel) || inst.source == ir::channelName(ir::Channel::System))) host = promptHost_;
         if (!host.empty()) {
           inst.node = nodeOfHost(host, w.nodes);
         } else if (pending.task && w.tasksPerNode && *w.tasksPerNode > 0) {
@@ -694,6 +710,7 @@ class FileScan {
   uint64_t timesChecked_ = 0, timesFound_ = 0;  // records and lines whose time was looked for, and found
   std::optional<int64_t> anchor_;  // boot time: wall clock minus kernel monotonic time
   FileIdentities identities_;
+  std::string promptHost_;  // the one host the file's shell prompts name (readFileForms), or empty
   std::vector<Pending> pending_;
   Interpreter interpreter_;
   // extract()'s per-line scratch, kept to reuse its memory.

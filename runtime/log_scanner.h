@@ -18,9 +18,11 @@
 // scanned where they are mapped when the program enabled mapped reads (evidence/log_reader.h).
 //
 // Identity. An instance's node is, by precedence: a `node` capture; the host its line names
-// (syslog/journal host, NCCL's host:pid:tid, UCX, Ray's ip), as the workload's node of that name
-// or short name; the file's node (its layout); the host the file's other lines name for the same
-// srun task or rank; the file's only host; the node the workload's layout gives an srun task
+// (syslog/journal host, NCCL's host:pid:tid, UCX, Ray's ip, pdsh/talosctl labels, slurmstepd-<node>),
+// as the workload's node of that name or short name; the file's node (its layout); the host the
+// file's other lines name for the same srun task or rank; the file's only host; for kernel and
+// system lines, the one host the file's shell prompts name (evidence/shell_prompt.h); the node
+// the workload's layout gives an srun task
 // (nodes[task / tasks_per_node]); else none. Its rank: a `rank` capture; "[rankN]"; the file's
 // rank; an srun task when the layout says tasks are ranks (tasks_per_node == ranks_per_node);
 // else none.

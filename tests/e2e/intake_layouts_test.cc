@@ -356,6 +356,34 @@ TEST_F(IntakeLayouts, KernelLogForms) {
   }
 }
 
+// A pasted terminal session (bash 5.2, Debian's and RHEL's default prompts; dmesg and cat from
+// util-linux 2.38 and coreutils 9.1): the prompt's host is the node of the kernel's lines the
+// command printed there, and of no application line, which cat shows from wherever it was written.
+TEST_F(IntakeLayouts, AShellPromptNamesTheNodeOfTheKernelLinesAfterIt) {
+  const std::string xid = "NVRM: Xid (PCI:0000:3b:00): 79, pid=41006, GPU has fallen off the bus.";
+  fs::path canonical = dir("canonical");
+  std::ofstream(canonical / "workload.json") << kWorkload;
+  write(canonical / "logs/gpu-b/dmesg.log", {"[Sun Nov 29 10:42:00 2026] " + xid});
+  const json want = diagnosePaths({canonical.string()});
+  ASSERT_EQ(want["root_cause"]["node"], "gpu-b") << want.dump(1).substr(0, 2000);
+  for (const std::string prompt : {"root@gpu-b:~# dmesg -T | grep NVRM", "(venv) [root@gpu-b ~]# dmesg -T"}) {
+    SCOPED_TRACE(prompt);
+    fs::path paste = dir("paste") / "terminal.txt";
+    write(paste, {prompt, "[Sun Nov 29 10:42:00 2026] " + xid, "root@gpu-b:~# "});
+    const json got = diagnosePaths({paste.string()}, {"--workload", workloadJson().string()});
+    EXPECT_EQ(summary(got), summary(want)) << got.dump(1).substr(0, 2000);
+  }
+  // Two hosts' prompts: no one node. An application's lines after a prompt: not that host's.
+  fs::path two = dir("two") / "terminal.txt";
+  write(two, {"root@gpu-a:~# uptime", " 10:50:00 up 3 days", "root@gpu-b:~# dmesg -T", "[Sun Nov 29 10:42:00 2026] " + xid});
+  EXPECT_TRUE(diagnosePaths({two.string()})["root_cause"]["node"].is_null());
+  fs::path app = dir("app") / "terminal.txt";
+  write(app, {"alice@login-1:~$ cat slurm-4242.out", "[rank6]: RuntimeError: CUDA error: an illegal memory access was encountered"});
+  const json appVerdict = diagnosePaths({app.string()});
+  ASSERT_TRUE(appVerdict["root_cause"].is_object()) << appVerdict.dump(1).substr(0, 2000);
+  EXPECT_TRUE(appVerdict["root_cause"]["node"].is_null());
+}
+
 // A sosreport (sos 4.x) unpacked: var/log/messages, sos_commands/kernel/dmesg, its hostname file,
 // and configuration that is not read.
 TEST_F(IntakeLayouts, SosreportTree) {
