@@ -86,11 +86,18 @@ llvm::Value* Codegen::stringsEqual(llvm::Value* ap, llvm::Value* an, llvm::Value
   return phi;
 }
 
+bool Codegen::secondOperand(const ir::Expr& e, const CV& a, CV* b, llvm::Value** null) {
+  *b = gen(e.operands[1]);
+  if (a.type == Type::Null || b->type == Type::Null) return false;
+  *null = any(a.null, b->null);
+  return true;
+}
+
 CV Codegen::arithmetic(const ir::Expr& e) {
   CV a = gen(e.operands[0]);
-  CV b = gen(e.operands[1]);
-  if (a.type == Type::Null || b.type == Type::Null) return nullOf(e.type);
-  llvm::Value* null = any(a.null, b.null);
+  CV b;
+  llvm::Value* null;
+  if (!secondOperand(e, a, &b, &null)) return nullOf(e.type);
   if (e.type == Type::Float) {
     llvm::Value* x = doubleOf(a);
     llvm::Value* y = doubleOf(b);

@@ -161,9 +161,9 @@ CV Codegen::call(const ir::Expr& e) {
     case Op::StartsWith: return strings2("attrib_jit_starts_with");
     case Op::EndsWith: return strings2("attrib_jit_ends_with");
     case Op::Min: case Op::Max: {
-      CV b = gen(e.operands[1]);
-      if (a.type == Type::Null || b.type == Type::Null) return nullOf(e.type);
-      llvm::Value* null = any(a.null, b.null);
+      CV b;
+      llvm::Value* null;
+      if (!secondOperand(e, a, &b, &null)) return nullOf(e.type);
       if (e.type == Type::Float) {
         llvm::Value* x = doubleOf(a);
         llvm::Value* y = doubleOf(b);
@@ -210,22 +210,13 @@ CV Codegen::call(const ir::Expr& e) {
         }
         case Type::Int: case Type::Float: case Type::Duration: case Type::Time: case Type::State: {
           // Only formatted when present: formatting allocates.
-          llvm::Value* p = entryAlloca(i8p_, "fmt.p");
-          llvm::Value* n = entryAlloca(i64_, "fmt.n");
-          b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);
-          b_.CreateStore(b_.getInt64(0), n);
-          auto* format = block("fmt");
-          auto* after = block("fmt.end");
-          b_.CreateCondBr(a.null, after, format);
-          b_.SetInsertPoint(format);
-          auto fn = helper("attrib_jit_format", b_.getVoidTy(),
-                           {i8p_, i32_, i64_, f64_, i8p_->getPointerTo(), i64_->getPointerTo()});
-          llvm::Value* f = a.type == Type::Float ? a.f : llvm::ConstantFP::get(f64_, 0.0);
-          llvm::Value* i = a.type == Type::Float ? b_.getInt64(0) : a.i;
-          b_.CreateCall(fn, {scratch_, b_.getInt32(static_cast<int32_t>(a.type)), i, f, p, n});
-          b_.CreateBr(after);
-          b_.SetInsertPoint(after);
-          return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), a.null);
+          return stringFromHelper("fmt", a.null, [&](llvm::Value* p, llvm::Value* n) {
+            auto fn = helper("attrib_jit_format", b_.getVoidTy(),
+                             {i8p_, i32_, i64_, f64_, i8p_->getPointerTo(), i64_->getPointerTo()});
+            llvm::Value* f = a.type == Type::Float ? a.f : llvm::ConstantFP::get(f64_, 0.0);
+            llvm::Value* i = a.type == Type::Float ? b_.getInt64(0) : a.i;
+            b_.CreateCall(fn, {scratch_, b_.getInt32(static_cast<int32_t>(a.type)), i, f, p, n});
+          });
         }
         default: return nullOf(Type::String);
       }
@@ -239,20 +230,11 @@ CV Codegen::call(const ir::Expr& e) {
     }
     case Op::Len: return integer(Type::Int, stringOf(a).second, a.null);
     case Op::Lower: {
-      llvm::Value* p = entryAlloca(i8p_, "lower.p");
-      llvm::Value* n = entryAlloca(i64_, "lower.n");
-      b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);
-      b_.CreateStore(b_.getInt64(0), n);
-      auto* lower = block("lower");
-      auto* after = block("lower.end");
-      b_.CreateCondBr(a.null, after, lower);
-      b_.SetInsertPoint(lower);
-      auto [sp, sn] = stringOf(a);
-      auto fn = helper("attrib_jit_lower", b_.getVoidTy(), {i8p_, i8p_, i64_, i8p_->getPointerTo(), i64_->getPointerTo()});
-      b_.CreateCall(fn, {scratch_, sp, sn, p, n});
-      b_.CreateBr(after);
-      b_.SetInsertPoint(after);
-      return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), a.null);
+      return stringFromHelper("lower", a.null, [&](llvm::Value* p, llvm::Value* n) {
+        auto [sp, sn] = stringOf(a);
+        auto fn = helper("attrib_jit_lower", b_.getVoidTy(), {i8p_, i8p_, i64_, i8p_->getPointerTo(), i64_->getPointerTo()});
+        b_.CreateCall(fn, {scratch_, sp, sn, p, n});
+      });
     }
     default: return nullOf(e.type);
   }

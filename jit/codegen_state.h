@@ -120,6 +120,11 @@ class Codegen {
   CV integer(ir::Type type, llvm::Value* i, llvm::Value* null);
   CV real(llvm::Value* f, llvm::Value* null);
   CV string(llvm::Value* p, llvm::Value* n, llvm::Value* null);
+  // The string a runtime helper writes through (pointer, size) out-parameters: `call(p, n)`
+  // emits the call, in a block entered only when `null` is false (the helpers allocate); null
+  // when `null`. `name` names the blocks and slots ("fmt": fmt.p, fmt.n, fmt, fmt.end).
+  CV stringFromHelper(const std::string& name, llvm::Value* null,
+                      const std::function<void(llvm::Value* p, llvm::Value* n)>& call);
   CV instance(llvm::Value* p);
   llvm::Value* intOf(const CV& v);
   llvm::Value* doubleOf(const CV& v);
@@ -143,6 +148,9 @@ class Codegen {
   llvm::Value* bytesEqual(llvm::Value* a, llvm::Value* b, llvm::Value* n);
   llvm::Value* stringsEqual(llvm::Value* ap, llvm::Value* an, llvm::Value* bp, llvm::Value* bn);
   CV arithmetic(const ir::Expr& e);
+  // The second operand of the binary `e`, whose first is `a`, into *b, and the null of either
+  // into *null; false when either is the null literal (`e` is then null).
+  bool secondOperand(const ir::Expr& e, const CV& a, CV* b, llvm::Value** null);
   std::pair<llvm::Value*, llvm::Value*> truncToInt(llvm::Value* d);
   std::pair<llvm::Value*, llvm::Value*> parseInt(llvm::Value* p, llvm::Value* n);
   CV call(const ir::Expr& e);

@@ -22,6 +22,22 @@ llvm::Value* Codegen::entryAlloca(llvm::Type* type, const char* name) {
   return e.CreateAlloca(type, nullptr, name);
 }
 
+CV Codegen::stringFromHelper(const std::string& name, llvm::Value* null,
+                             const std::function<void(llvm::Value* p, llvm::Value* n)>& call) {
+  llvm::Value* p = entryAlloca(i8p_, (name + ".p").c_str());
+  llvm::Value* n = entryAlloca(i64_, (name + ".n").c_str());
+  b_.CreateStore(llvm::ConstantPointerNull::get(i8p_), p);
+  b_.CreateStore(b_.getInt64(0), n);
+  auto* body = block(name.c_str());
+  auto* after = block((name + ".end").c_str());
+  b_.CreateCondBr(null, after, body);
+  b_.SetInsertPoint(body);
+  call(p, n);
+  b_.CreateBr(after);
+  b_.SetInsertPoint(after);
+  return string(b_.CreateLoad(i8p_, p), b_.CreateLoad(i64_, n), null);
+}
+
 // An entry-block alloca holding `init` from here on: the accumulators and cursors of loops.
 llvm::Value* Codegen::variable(llvm::Type* type, llvm::Value* init, const char* name) {
   llvm::Value* v = entryAlloca(type, name);
