@@ -20,10 +20,11 @@ namespace {
 enum : uint8_t { kDigit = 1, kUpper = 2, kLower = 4, kHost = 8 };
 constexpr std::array<uint8_t, 256> kByteClass = [] {
   std::array<uint8_t, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kHost;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kUpper | kHost;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = kLower | kHost;
-  for (char c : {'_', '.', '-'}) t[static_cast<unsigned char>(c)] = kHost;
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    t[b] = static_cast<uint8_t>((ir::asciiDigit(c) ? kDigit : 0) | (ir::asciiUpper(c) ? kUpper : 0) |
+                                (ir::asciiLowerCase(c) ? kLower : 0) | (ir::asciiHostChar(c) ? kHost : 0));
+  }
   return t;
 }();
 bool is(char c, uint8_t cls) { return (kByteClass[static_cast<unsigned char>(c)] & cls) != 0; }

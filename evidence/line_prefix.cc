@@ -1,5 +1,6 @@
 #include "evidence/line_prefix.h"
 
+#include "ir/ascii.h"
 #include "ir/civil_time.h"
 
 #include <algorithm>
@@ -290,7 +291,7 @@ Item itemOf(Item::Kind kind, std::optional<int64_t> value = std::nullopt) {
   return item;
 }
 
-bool isHostChar(char c) { return isAlnum(c) || c == '-' || c == '_' || c == '.'; }
+bool isHostChar(char c) { return ir::asciiHostChar(c); }
 
 // A host name at *pos: [A-Za-z0-9_.-]+, not all digits (so "12:" is not a host), at most 253
 // bytes.
@@ -650,13 +651,21 @@ size_t skipColours(std::string_view s, size_t pos) {
   return pos;
 }
 
+// The ':' that ends a label ("12: ", "gpu-7: ", "slurmstepd-n7: "), then a blank or the end of
+// the line.
+bool labelColon(std::string_view s, size_t* pos) {
+  size_t p = *pos;
+  if (!consume(s, &p, ':') || (p < s.size() && !isBlank(s[p]))) return false;
+  *pos = p;
+  return true;
+}
+
 // srun --label: "12: " (srun right-aligns the number with spaces in large jobs). Only at the
 // start of the line, where srun puts it; a ':' at the end of the line also counts.
 bool srunLabel(std::string_view s, size_t* pos, int32_t* task) {
   size_t p = skipBlanks(s, *pos);
   int64_t value;
-  if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ':')) return false;
-  if (p < s.size() && !isBlank(s[p])) return false;
+  if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !labelColon(s, &p)) return false;
   *pos = p;
   *task = static_cast<int32_t>(value);
   return true;
@@ -683,7 +692,7 @@ bool ipv4Address(std::string_view s) {
 bool hostLabel(std::string_view s, size_t* pos, HostLabels form, std::string_view* host) {
   size_t p = *pos;
   if (form == HostLabels::None) return false;
-  if (!hostName(s, &p, host) || !consume(s, &p, ':') || (p < s.size() && !isBlank(s[p]))) return false;
+  if (!hostName(s, &p, host) || !labelColon(s, &p)) return false;
   if (form == HostLabels::Addresses ? !ipv4Address(*host) : std::none_of(host->begin(), host->end(), [](char c) { return isDigit(c) || c == '-'; })) {
     return false;
   }
@@ -717,8 +726,6 @@ bool syslogSource(std::string_view s, size_t* pos, bool strict, Identity* id) {
   return true;
 }
 
-}  // namespace
-
 // Slurm built with MULTIPLE_SLURMD names its step daemon after the node it serves
 // (snprintf(argv0, "slurmstepd-%s", conf->node_name); log_set_argv0, src/slurmd/slurmstepd/mgr.c,
 // Slurm 20.x-25.x), and the step's messages reach the job's output so:
@@ -731,12 +738,14 @@ bool stepDaemonSource(std::string_view s, size_t* pos, Identity* id) {
   if (s.substr(p, kDaemon.size()) != kDaemon) return false;
   p += kDaemon.size();
   // The node name may hold ':' only where a port would be, which Slurm node names never do.
-  if (!hostName(s, &p, &host) || !consume(s, &p, ':') || (p < s.size() && !isBlank(s[p]))) return false;
+  if (!hostName(s, &p, &host) || !labelColon(s, &p)) return false;
   id->program = s.substr(*pos, kDaemon.size() - 1);
   if (id->host.empty()) id->host = host;
   *pos = p;
   return true;
 }
+
+}  // namespace
 
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) {
   LinePrefix out;
@@ -814,10 +823,9 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   }
   // slurmstepd's own name, as the job's output carries its messages: at the line's start or after
   // the items a launcher put before it ("3: slurmstepd-n7: error: ...").
-  if (!haveSource) {
-    size_t p = end == 0 ? 0 : end < line.size() && isBlank(line[end]) ? skipBlanks(line, end) : std::string_view::npos;
-    if (p != std::string_view::npos && stepDaemonSource(line, &p, &id)) end = p;
-  }
+  const bool separated = end == 0 || (end < line.size() && isBlank(line[end]));
+  size_t daemon = end == 0 ? 0 : skipBlanks(line, end);
+  if (!haveSource && separated && stepDaemonSource(line, &daemon, &id)) end = daemon;
   out.host = id.host;
   out.program = id.program;
   out.pid = id.pid;

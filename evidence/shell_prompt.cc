@@ -1,16 +1,14 @@
 #include "evidence/shell_prompt.h"
 
+#include "ir/ascii.h"
+
 namespace attrib::evidence {
 namespace {
-
-bool nameChar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '-';
-}
 
 // [A-Za-z0-9_.-]+ at *pos.
 std::string_view name(std::string_view s, size_t* pos) {
   const size_t from = *pos;
-  while (*pos < s.size() && nameChar(s[*pos])) ++*pos;
+  while (*pos < s.size() && ir::asciiHostChar(s[*pos])) ++*pos;
   return s.substr(from, *pos - from);
 }
 
