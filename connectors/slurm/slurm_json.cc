@@ -298,19 +298,26 @@ size_t mergeControllerJobs(std::vector<SlurmJob>* jobs, const std::vector<SlurmJ
   std::map<std::string, const SlurmJob*> byId;
   for (const auto& c : controller) byId[c.id] = &c;
   size_t matched = 0;
-  auto settle = [](ExitStatus* mine, const ExitStatus& theirs) {
+  // The accounting JSON's "success" is wrong when the process exited non-zero. But when the
+  // scheduler ended the job itself (its time limit, a cancel, a preemption, a deadline), what the
+  // controller holds is its kill as the batch shell saw it: a signal, or 128+N when the shell
+  // outlived its child (`sleep` killed by SIGTERM leaves bash to exit 143; which of the two
+  // depends on timing). Neither is the program's exit, and sacct and the completion log say 0.
+  auto settle = [](ExitStatus* mine, const ExitStatus& theirs, bool endedByScheduler) {
     if (!mine->unverified) return;
-    // The accounting JSON's "success" is wrong when the process exited non-zero; a signal the
-    // controller reports for a cancelled or timed-out job is its kill, not the job's exit.
-    if (theirs.code && *theirs.code != 0) *mine = theirs;
+    bool killReport = endedByScheduler && theirs.code && *theirs.code > 128;
+    if (theirs.code && *theirs.code != 0 && !killReport) *mine = theirs;
     mine->unverified = false;
   };
   for (auto& job : *jobs) {
     auto it = byId.find(job.id);
     if (it == byId.end()) continue;
     ++matched;
-    settle(&job.exit, it->second->exit);
-    settle(&job.derived, it->second->derived);
+    ir::State state = normaliseState(job.state);
+    bool endedByScheduler = state == ir::State::Timeout || state == ir::State::Cancelled ||
+                            state == ir::State::Preempted || state == ir::State::Deadline;
+    settle(&job.exit, it->second->exit, endedByScheduler);
+    settle(&job.derived, it->second->derived, endedByScheduler);
     if (job.reason.empty()) job.reason = it->second->reason;
   }
   return matched;

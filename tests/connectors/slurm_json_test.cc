@@ -160,6 +160,35 @@ TEST(SlurmJson, RecordedUnverifiedSuccessOfAFailedJobIsNoExitCode) {
   EXPECT_EQ(schedulerFacts(jobs["3"], "")[0].text, "slurm job 3 (failjob) ended FAILED: unknown exit");
 }
 
+// A job the scheduler ended (time limit, cancel): the controller's wait status is its kill as
+// the batch shell saw it. Seen on Slurm 22.05.8 here: `sleep 300` past a one-minute limit left
+// bash to exit 143 (128 + SIGTERM) in one run and be killed by signal 15 in another; sacct and
+// the completion log say 0:0 both times, and so must the slurmrestd path.
+TEST(SlurmJson, ControllerKillOfATimedOutOrCancelledJobIsNotItsExit) {
+  auto job = [](const char* id, const char* state) {
+    SlurmJob j;
+    j.id = id;
+    j.state = state;
+    j.exit.code = 0;
+    j.exit.unverified = true;  // the accounting JSON's "SUCCESS, 0"
+    return j;
+  };
+  std::vector<SlurmJob> db = {job("1", "TIMEOUT"), job("2", "CANCELLED by 0"), job("3", "FAILED"),
+                              job("4", "TIMEOUT")};
+  std::vector<SlurmJob> ctl(4);
+  for (size_t i = 0; i < ctl.size(); ++i) ctl[i].id = db[i].id;
+  ctl[0].exit = decodeWaitStatus(143 << 8);
+  ctl[1].exit = decodeWaitStatus(15);
+  ctl[2].exit = decodeWaitStatus(143 << 8);
+  ctl[3].exit = decodeWaitStatus(2 << 8);
+  EXPECT_EQ(mergeControllerJobs(&db, ctl), 4u);
+  EXPECT_EQ(db[0].exit.code, 0) << "the shell's report of the time limit's SIGTERM";
+  EXPECT_FALSE(db[0].exit.unverified);
+  EXPECT_EQ(db[1].exit.code, 0) << "a cancel's signal";
+  EXPECT_EQ(db[2].exit.code, 143) << "a FAILED job's 143 is its own exit";
+  EXPECT_EQ(db[3].exit.code, 2) << "a timed-out job that exited 2 on its own SIGTERM handler keeps it";
+}
+
 TEST(SlurmJson, WaitStatuses) {
   EXPECT_EQ(decodeWaitStatus(768).code, 3);
   EXPECT_EQ(decodeWaitStatus(9).signal, 9);
