@@ -142,9 +142,11 @@ bool clockNanos(std::string_view s, size_t* pos, bool allowComma, int64_t* nanos
 // A case-sensitive English three-letter name from `names` (no locale: logs are written in C).
 bool abbreviation(std::string_view s, size_t* pos, const char* const* names, int count, int* index) {
   if (*pos + 3 > s.size()) return false;
-  std::string_view word = s.substr(*pos, 3);
+  const char* word = s.data() + *pos;
+  // Every name starts with a capital: most lines are given up on at their first byte.
+  if (word[0] < 'A' || word[0] > 'Z') return false;
   for (int i = 0; i < count; ++i) {
-    if (word == names[i]) {
+    if (word[0] == names[i][0] && word[1] == names[i][1] && word[2] == names[i][2]) {
       *pos += 3;
       *index = i;
       return true;
@@ -192,8 +194,22 @@ bool localisedMonthName(std::string_view s, size_t* pos, int* month) {
       {"\xd1\x81\xd0\xb5\xd0\xbd", 9}, {"\xd0\xbe\xd0\xba\xd1\x82", 10}, {"\xd0\xbd\xd0\xbe\xd1\x8f", 11},
       {"\xd0\xb4\xd0\xb5\xd0\xba", 12},
   };
+  // A month name is followed by a blank and the day (a digit, or the blank that pads it): the
+  // blank must be 3 to 6 bytes on (the names' lengths), so a message's first word ("mlx5_core",
+  // "NVRM:") is given up on before the table is walked. The CJK forms start with a digit or a
+  // blank and are read below.
+  const size_t at = *pos;
+  const unsigned char first = at < s.size() ? static_cast<unsigned char>(s[at]) : 0;
+  const bool cjk = first == ' ' || (first >= '0' && first <= '9');
+  size_t blank = at;
+  while (blank < s.size() && blank - at < 7 && s[blank] != ' ') ++blank;
+  const size_t length = blank - at;
+  const bool shaped = !cjk && length >= 3 && length <= 6 && blank + 1 < s.size() &&
+                      (s[blank + 1] == ' ' || (s[blank + 1] >= '0' && s[blank + 1] <= '9'));
+  if (!cjk && !shaped) return false;
   for (const Name& name : kNames) {
-    if (s.substr(*pos, name.text.size()) == name.text) {
+    if (!shaped || name.text.size() != length) continue;
+    if (s.compare(at, name.text.size(), name.text) == 0) {
       *pos += name.text.size();
       *month = name.month;
       return true;

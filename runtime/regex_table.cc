@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -50,17 +51,30 @@ Regex::~Regex() { pcre2_code_free(code_); }
 
 namespace {
 
-// Whether `text` holds `literal` (lower case), compared without regard to ASCII case.
+// Whether `text` holds `literal` (lower case), compared without regard to ASCII case. The
+// candidates are found with memchr (vectorised) for the first byte in each case, so a record is
+// walked at memchr's speed, not a byte at a time: most records a pattern is confirmed on are
+// several lines and lack its literal.
 bool holdsCaseless(std::string_view text, std::string_view literal) {
   if (literal.empty()) return true;
   if (literal.size() > text.size()) return false;
-  const char first = literal[0];
-  const char other = first >= 'a' && first <= 'z' ? static_cast<char>(first - 'a' + 'A') : first;
-  for (size_t i = 0, last = text.size() - literal.size(); i <= last; ++i) {
-    if (text[i] != first && text[i] != other) continue;
+  const char lower = literal[0];
+  const char upper = lower >= 'a' && lower <= 'z' ? static_cast<char>(lower - 'a' + 'A') : lower;
+  const char* p = text.data();
+  const char* const last = text.data() + (text.size() - literal.size());  // the last possible start
+  auto find = [&](const char* from, char c) -> const char* {
+    if (from > last) return nullptr;
+    return static_cast<const char*>(std::memchr(from, c, static_cast<size_t>(last - from) + 1));
+  };
+  const char* nextLower = find(p, lower);
+  const char* nextUpper = upper == lower ? nullptr : find(p, upper);
+  while (nextLower || nextUpper) {
+    const char* at = !nextUpper || (nextLower && nextLower < nextUpper) ? nextLower : nextUpper;
     size_t n = 1;
-    while (n < literal.size() && ir::asciiLower(text[i + n]) == literal[n]) ++n;
+    while (n < literal.size() && ir::asciiLower(at[n]) == literal[n]) ++n;
     if (n == literal.size()) return true;
+    if (at == nextLower) nextLower = find(at + 1, lower);
+    else nextUpper = find(at + 1, upper);
   }
   return false;
 }

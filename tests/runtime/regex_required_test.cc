@@ -27,6 +27,30 @@ TEST(RegexRequired, ARecordWithoutTheLiteralIsNotAMatchAndOneWithItIsDecidedByPc
   EXPECT_FALSE(re->match("INK UP")) << "the literal alone is not the pattern: PCRE2 still decides";
 }
 
+// The literal is looked for by its first byte in either case: starts of either case before the
+// real one, the literal at the very end of the text, and a first byte with no case.
+TEST(RegexRequired, TheLiteralIsFoundInAnyCaseAtAnyPlace) {
+  auto compile = [](const char* regex, const char* required) {
+    ir::Pattern p;
+    p.regex = regex;
+    p.required = required;
+    std::string error;
+    auto re = Regex::compile(p, &error, /*lines=*/true);
+    EXPECT_TRUE(re) << error;
+    return re;
+  };
+  auto up = compile(R"((?i)ink up$)", "ink up");
+  EXPECT_TRUE(up->match("Ink it, INK, ink u, iNK UP"));
+  EXPECT_TRUE(up->match("ink up"));
+  EXPECT_FALSE(up->match("Ink it, INK, ink u, iNK U"));
+  EXPECT_FALSE(up->match("ink u"));
+  EXPECT_FALSE(up->match(""));
+  auto colon = compile(R"(: error \d+)", ": error ");
+  EXPECT_TRUE(colon->match("a: b: c: error 12"));
+  EXPECT_FALSE(colon->match("a: b: c: errors 12"));
+  EXPECT_TRUE(colon->match("x\n: error 3")) << "on a record's second line";
+}
+
 TEST(RegexRequired, TheCompilerGivesTheStdlibsNarrowedPatternsTheirLiteral) {
   auto engine = attrib::testing::engineFor(R"(symptom link_up "Link up" {
   on log
