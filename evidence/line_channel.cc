@@ -183,7 +183,16 @@ std::optional<ir::Channel> prefixChannel(std::string_view line) {
   }
   size_t at = 0;
   if (upper(first)) {
-    if (syslogTime(line, &at) && host(line, &at)) return program(line, at, /*pidRequired=*/false);
+    if (!syslogTime(line, &at)) return std::nullopt;
+    size_t afterHost = at;
+    if (host(line, &afterHost)) {
+      if (std::optional<ir::Channel> c = program(line, afterHost, /*pidRequired=*/false)) return c;
+    }
+    // A syslog file written without the host field ("Feb 23 03:28:16 kernel: EDAC MC1: ...",
+    // rsyslog's RSYSLOG_FileFormat without %HOSTNAME%, or a paste that dropped it): only the
+    // kernel is read so, its name being no host a line would otherwise start with.
+    while (at < line.size() && line[at] == ' ') ++at;
+    if (line.compare(at, 7, "kernel:") == 0 && (at + 7 == line.size() || line[at + 7] == ' ')) return ir::Channel::Kernel;
     return std::nullopt;
   }
   if (digit(first)) {

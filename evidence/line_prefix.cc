@@ -742,6 +742,44 @@ bool syslogSource(std::string_view s, size_t* pos, bool strict, Identity* id) {
   return true;
 }
 
+// A tqdm progress bar that a paste ran into the next line (the terminal's '\r' lost):
+// "Epoch 0:   0%|          | 0/500 [00:00<?, ?it/s][rank1]:[E318 07:39:53.713449198 ...] ...".
+// tqdm's default format (tqdm/std.py format_meter, 4.x): "{desc}: {percentage:3.0f}%|{bar}|
+// {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]". Read only at the line's
+// start, and kept in the prefix only when an item follows it.
+bool tqdmBar(std::string_view s, size_t* pos) {
+  constexpr size_t kDescription = 160;
+  const size_t percent = s.find("%|", *pos);
+  if (percent == std::string_view::npos || percent - *pos > kDescription) return false;
+  size_t p = s.find("| ", percent + 2);
+  if (p == std::string_view::npos) return false;
+  p += 2;
+  auto count = [&](size_t* at) {
+    const size_t from = *at;
+    while (*at < s.size() && (isDigit(s[*at]) || s[*at] == '.' || s[*at] == '?' || s[*at] == 'k' || s[*at] == 'M')) ++*at;
+    return *at > from;
+  };
+  if (!count(&p) || !consume(s, &p, '/') || !count(&p) || !consume(s, &p, ' ') || !consume(s, &p, '[')) return false;
+  const size_t close = s.find(']', p);
+  if (close == std::string_view::npos || s.substr(p, close - p).find('<') == std::string_view::npos) return false;
+  *pos = close + 1;
+  return true;
+}
+
+// After a syslog timestamp, the kernel without a host field: "Feb 23 03:28:16 kernel: EDAC ..."
+// (a file template without %HOSTNAME%, or a paste that dropped it). Only the kernel: any other
+// word followed by ':' may be a message ("Nov 29 10:00:00 ERROR: ..."). A line whose host is
+// named "kernel" reads as host and program as before ("... kernel kernel: ...").
+bool hostlessKernel(std::string_view s, size_t* pos, Identity* id) {
+  constexpr std::string_view kKernel = "kernel:";
+  if (s.compare(*pos, kKernel.size(), kKernel) != 0) return false;
+  const size_t p = *pos + kKernel.size();
+  if (p < s.size() && !isBlank(s[p])) return false;
+  id->program = s.substr(*pos, kKernel.size() - 1);
+  *pos = p;
+  return true;
+}
+
 // Slurm built with MULTIPLE_SLURMD names its step daemon after the node it serves
 // (snprintf(argv0, "slurmstepd-%s", conf->node_name); log_set_argv0, src/slurmd/slurmstepd/mgr.c,
 // Slurm 20.x-25.x), and the step's messages reach the job's output so:
@@ -766,7 +804,11 @@ bool stepDaemonSource(std::string_view s, size_t* pos, Identity* id) {
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) {
   LinePrefix out;
   Identity id;
+  // A pasted line may keep the backticks of the Markdown code span or fence it was quoted in
+  // ("`(WorkerDict pid=835, ip=...) [rank38]:..."): up to three are skipped before the first
+  // item, and belong to the prefix only when an item follows them.
   size_t pos = 0;
+  while (pos < 3 && pos < line.size() && line[pos] == '`') ++pos;
   // Invariant: `end` is the end of the last item recognised (out.length is one blank past it).
   size_t end = 0;
   bool haveTime = false, haveSource = false;
@@ -777,6 +819,8 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
     end = pos;
     pos = skipBlanks(line, pos);
   }
+  // A progress bar run into the line: skipped, and the prefix only if items follow (below).
+  if (pos == 0 && tqdmBar(line, &pos)) pos = skipBlanks(line, pos);
   if (options.srunLabels && srunLabel(line, &pos, &task)) {
     out.task = task;
     end = pos;
@@ -827,6 +871,14 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
     pos = afterBlanks;
     // A wall-clock timestamp may be followed by the syslog or journal host and program; the
     // kernel's own monotonic time may come after them ("host kernel: [123.456] ...").
+    if (item.syslog && !haveSource && hostlessKernel(line, &pos, &id)) {
+      haveSource = true;
+      end = pos;
+      const size_t next = skipBlanks(line, pos);
+      if (next == pos) break;
+      pos = next;
+      continue;
+    }
     if ((item.syslog || item.iso) && !haveSource && syslogSource(line, &pos, /*strict=*/!item.syslog, &id)) {
       haveSource = true;
       end = pos;

@@ -53,6 +53,18 @@ bool chainLine(std::string_view m) {
 
 bool tracebackHead(std::string_view m) { return m.starts_with("Traceback (most recent call last):"); }
 
+// UCX's fatal-signal report (ucs/debug/debug.c, UCX 1.x): after "[host:pid:tid] Caught signal 7
+// (Bus error: ...)" come "==== backtrace (tid:   7025) ====", the frames, and a border of '='.
+// Only the first line carries UCX's prefix.
+bool ucxBacktraceBorder(std::string_view m) {
+  if (m.starts_with("==== backtrace (tid:")) return true;
+  return m.size() >= 16 && std::all_of(m.begin(), m.end(), [](char c) { return c == '='; });
+}
+
+bool anonymous(const LinePrefix& p) {
+  return p.host.empty() && p.program.empty() && !p.pid && !p.rank && !p.task && !p.localRank;
+}
+
 // A line that continues whatever came before it in its stream, by its own form.
 bool continuationForm(std::string_view m) {
   return indented(m) || stackFrame(m) || m.starts_with("Exception raised from ") || chainLine(m);
@@ -184,6 +196,12 @@ std::vector<uint32_t> recordAt(RecordLines& lines, size_t i, const RecordLimits&
       if (budget == 0) break;
     }
   }
+  // A backtrace printed without its writer's prefix (UCX's header, then its frames) belongs to
+  // the line right before it, as the forward walk below joins it.
+  if (head > 0 && anonymous(lines.prefix(head)) && messageOf(lines, head).starts_with("==== backtrace (tid:") &&
+      !anonymous(lines.prefix(head - 1))) {
+    --head;
+  }
   // 2. The record: forward from the head while lines continue it.
   std::vector<uint32_t> out{static_cast<uint32_t>(head)};
   size_t bytes = lines.line(head).size();
@@ -191,7 +209,22 @@ std::vector<uint32_t> recordAt(RecordLines& lines, size_t i, const RecordLimits&
   bool afterChain = chainLine(messageOf(lines, head));
   bool chainPending = false;  // blank lines between an exception line and a chain line
   StreamCursor forward(lines, head, limits.maxLookBack + limits.maxLines);
-  while (out.size() < limits.maxLines && forward.step(true)) {
+  while (out.size() < limits.maxLines) {
+    // A backtrace printed without its writer's prefix (UCX's) joins the line right before it,
+    // whoever wrote that: a line with no identity of its own in a backtrace's form.
+    const size_t adjacent = out.back() + 1;
+    if (adjacent < lines.size() && !anonymous(lines.prefix(out.front())) && anonymous(lines.prefix(adjacent))) {
+      const std::string_view m = messageOf(lines, adjacent);
+      const bool inBacktrace = ucxBacktraceBorder(m) || (stackFrame(m) && out.size() > 1 &&
+                                                         ucxBacktraceBorder(messageOf(lines, out[1])));
+      if (inBacktrace && bytes + lines.line(adjacent).size() + 1 <= limits.maxBytes) {
+        bytes += lines.line(adjacent).size() + 1;
+        out.push_back(static_cast<uint32_t>(adjacent));
+        if (m.starts_with("=") && !m.starts_with("==== backtrace")) break;  // the closing border
+        continue;
+      }
+    }
+    if (!forward.step(true)) break;
     const size_t k = forward.at();
     std::string_view m = messageOf(lines, k);
     bool joins = false;

@@ -116,6 +116,24 @@ def main():
             benign += bool(case.get("benign"))
         except (OSError, ValueError):
             pass
+    # Every case belongs to exactly one generation (tests/corpus/generations/N.txt), listed when it
+    # was collected, before any rule was written from it.
+    gen_dir = os.path.join(os.path.dirname(os.path.abspath(cases_dir)), "generations")
+    seen = {}
+    if os.path.isdir(gen_dir):
+        for f in sorted(os.listdir(gen_dir)):
+            if not f.endswith(".txt"):
+                continue
+            with open(os.path.join(gen_dir, f), encoding="utf-8") as fh:
+                for case_id in fh.read().split():
+                    if case_id in seen:
+                        problems.append(f"{case_id}: in generations {seen[case_id]} and {f}")
+                    seen[case_id] = f
+                    if case_id not in names:
+                        problems.append(f"{case_id}: listed in generations/{f} but no such case")
+        for n in names:
+            if n not in seen:
+                problems.append(f"{n}: in no generation (add its id to the newest tests/corpus/generations/N.txt)")
     for p in problems:
         print(p)
     print(f"{len(names)} cases ({benign} benign, {held} held out), {len(problems)} problem(s)")

@@ -170,6 +170,8 @@ std::vector<std::pair<std::string, Channel>> prefixOracle() {
     for (char c : m.text) name += (c == '-' ? "\\-" : std::string(1, c));
     if (m.text == "kernel") {
       out.push_back({syslogTime + "kernel:(?: |$)", m.channel});
+      // Without a host field, after a syslog time only.
+      out.push_back({R"(^[A-Z][a-z]{2} [ 0-9]?[0-9] [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)? +kernel:(?: |$))", m.channel});
       out.push_back({isoTime + "kernel:(?: |$)", m.channel});
     } else {
       out.push_back({syslogTime + name + R"((?:\[[0-9]+\])?:(?: |$))", m.channel});

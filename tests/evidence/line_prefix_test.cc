@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "evidence/line_channel.h"
+
 namespace attrib::evidence {
 namespace {
 
@@ -626,6 +628,59 @@ TEST(LinePrefixForms, RayWorkerPrefix) {
   EXPECT_EQ(parseLinePrefix("(pid=77) x").pid, 77);
   expectNothing("(see below) x");
   expectNothing("(pid=abc) x");
+}
+
+// A line quoted in Markdown keeps its code span's backtick: the items after it are read.
+TEST(LinePrefixForms, BacktickOfAMarkdownQuoteBeforeTheItems) {
+  std::string_view line = "`(WorkerDict pid=835, ip=172.26.143.83) [rank38]:[E809 14:59:30.411244289 ProcessGroupNCCL.cpp:629] x";
+  LinePrefix p = parseLinePrefix(line, reference(k20260701));
+  EXPECT_EQ(p.pid, 835);
+  EXPECT_EQ(p.rank, 38);
+  EXPECT_TRUE(p.time.has_value());
+  EXPECT_EQ(message(line, p), "x");
+  expectNothing("`code` x");
+  expectNothing("```");
+}
+
+// A tqdm bar a paste ran into the next line (its '\r' lost): skipped when items follow it.
+TEST(LinePrefixForms, ProgressBarRunIntoTheLine) {
+  std::string_view line =
+      "Epoch 0:   0%|          | 0/500 [00:00<?, ?it/s][rank1]:[E318 07:39:53.713449198 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught";
+  LinePrefix p = parseLinePrefix(line, reference(k20260701));
+  EXPECT_EQ(p.rank, 1);
+  EXPECT_TRUE(p.time.has_value());
+  EXPECT_EQ(message(line, p), "Watchdog caught");
+  // A bar alone, or followed by text, is the message.
+  expectNothing("Training:   0%|          | 0/500 [00:00<?, ?it/s]");
+  expectNothing(" 35%|####      | 73811210851/208140108456 [30:01<57:14, 39115047.81MB/s] done");
+  expectNothing("accuracy 95%| loss 0.3 | step 100/200 [ok]");
+}
+
+// A syslog file or paste without the host field: the kernel's lines only.
+TEST(LinePrefixForms, SyslogKernelLineWithoutAHost) {
+  std::string_view line = "Feb 23 03:28:16  kernel: EDAC MC1: 1 CE memory scrubbing error on CPU_SrcID#1_Ha#0_Chan#0_DIMM#0";
+  LinePrefix p = parseLinePrefix(line, reference(kNov29));
+  EXPECT_EQ(p.program, "kernel");
+  EXPECT_TRUE(p.host.empty());
+  EXPECT_TRUE(p.time.has_value());
+  EXPECT_EQ(message(line, p), "EDAC MC1: 1 CE memory scrubbing error on CPU_SrcID#1_Ha#0_Chan#0_DIMM#0");
+  std::string_view monotonic = "Feb 23 03:28:16 kernel: [ 129.820086] RIP: 0010:hmgrtable_free_handle+0x91/0xa0";
+  p = parseLinePrefix(monotonic, reference(kNov29));
+  EXPECT_EQ(p.program, "kernel");
+  EXPECT_EQ(p.monotonic, 129820086000);
+  EXPECT_EQ(message(monotonic, p), "RIP: 0010:hmgrtable_free_handle+0x91/0xa0");
+  EXPECT_EQ(prefixChannel(line), ir::Channel::Kernel);
+  // Another word before ':' is the message, not a program; "kernel:" glued to more is no program.
+  std::string_view error = "Nov 29 10:00:00 ERROR: disk full";
+  p = parseLinePrefix(error, reference(kNov29));
+  EXPECT_TRUE(p.program.empty());
+  EXPECT_EQ(message(error, p), "ERROR: disk full");
+  EXPECT_FALSE(prefixChannel(error).has_value());
+  EXPECT_TRUE(parseLinePrefix("Nov 29 10:00:00 kernel:x", reference(kNov29)).program.empty());
+  // A host named "kernel" still reads as host and program.
+  p = parseLinePrefix("Nov 29 10:00:00 kernel kernel: x", reference(kNov29));
+  EXPECT_EQ(p.host, "kernel");
+  EXPECT_EQ(p.program, "kernel");
 }
 
 TEST(LinePrefixForms, TorchrunRolePrefix) {

@@ -157,7 +157,24 @@ TEST(LogRecord, UcxBacktrace) {
       " 1 0x000000000008170d ncclGroupEnd()  ???:0",
       "=================================",
   });
-  EXPECT_EQ(recordAt(lines, 3), range(1, 3));
+  // The backtrace, printed without UCX's prefix, joins the signal's record up to the closing
+  // border, from whichever of its lines up to the last frame it is looked for (the border alone
+  // is no continuation: "=====" lines separate much else).
+  for (uint32_t i = 0; i <= 3; ++i) EXPECT_EQ(recordAt(lines, i), range(0, 4)) << "from line " << i;
+}
+
+TEST(LogRecord, AnonymousLinesJoinOnlyInABacktracesForm) {
+  Lines lines({
+      "[09677202c889:5283 :0:5704] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)",
+      "epoch 3 step 100 loss 2.01",
+      " 0 0x0000000000043090 killpg()  ???:0",
+  });
+  EXPECT_EQ(recordAt(lines, 0), range(0, 0)) << "a plain line ends it";
+  Lines frames({
+      "[09677202c889:5283 :0:5704] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)",
+      " 0 0x0000000000043090 killpg()  ???:0",
+  });
+  EXPECT_EQ(recordAt(frames, 0), range(0, 0)) << "frames join only after UCX's backtrace header";
 }
 
 TEST(LogRecord, ElasticFailureSummary) {
