@@ -177,6 +177,14 @@ bool kernelTimestamp(std::string_view s) {
 std::optional<ir::Channel> prefixChannel(std::string_view line) {
   if (line.empty()) return std::nullopt;
   const char first = line.front();
+  // The kernel's tag with no time before it (syslogd's broadcast to the terminals, a paste
+  // without time and host): "kernel:watchdog: BUG: ...", " kernel:[Hardware Error]: ...".
+  if (first == 'k' || first == ' ') {
+    size_t at = 0;
+    while (at < 2 && at < line.size() && line[at] == ' ') ++at;
+    if (line.compare(at, 7, "kernel:") == 0) return ir::Channel::Kernel;
+    if (first == 'k') return std::nullopt;
+  }
   if (first == '[') {
     if (kernelTimestamp(line)) return ir::Channel::Kernel;
     return std::nullopt;

@@ -780,6 +780,20 @@ bool hostlessKernel(std::string_view s, size_t* pos, Identity* id) {
   return true;
 }
 
+// The kernel's tag at the line's start, with no time before it: syslogd's broadcast of an
+// emergency to the terminals ("Message from syslogd@host at Nov 10 08:58:06 ..." then
+// " kernel:[Hardware Error]: ..." or "kernel:watchdog: BUG: soft lockup - ..."), or a syslog line
+// pasted without its time and host ("kernel: EDAC MC0: ..."). At most two blanks before it.
+bool kernelTag(std::string_view s, size_t* pos, Identity* id) {
+  size_t p = *pos;
+  for (int blanks = 0; blanks < 2 && p < s.size() && isBlank(s[p]); ++blanks) ++p;
+  constexpr std::string_view kKernel = "kernel:";
+  if (s.compare(p, kKernel.size(), kKernel) != 0) return false;
+  id->program = s.substr(p, kKernel.size() - 1);
+  *pos = p + kKernel.size();
+  return true;
+}
+
 // Slurm built with MULTIPLE_SLURMD names its step daemon after the node it serves
 // (snprintf(argv0, "slurmstepd-%s", conf->node_name); log_set_argv0, src/slurmd/slurmstepd/mgr.c,
 // Slurm 20.x-25.x), and the step's messages reach the job's output so:
@@ -821,6 +835,11 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   }
   // A progress bar run into the line: skipped, and the prefix only if items follow (below).
   if (pos == 0 && tqdmBar(line, &pos)) pos = skipBlanks(line, pos);
+  if (pos == 0 && kernelTag(line, &pos, &id)) {
+    // Nothing else stacks before a bare tag; the kernel's own time may follow it.
+    end = pos;
+    pos = skipBlanks(line, pos);
+  }
   if (options.srunLabels && srunLabel(line, &pos, &task)) {
     out.task = task;
     end = pos;

@@ -178,6 +178,7 @@ std::vector<std::pair<std::string, Channel>> prefixOracle() {
       out.push_back({isoTime + name + R"(\[[0-9]+\]:(?: |$))", m.channel});
     }
   }
+  out.push_back({R"(^ {0,2}kernel:)", Channel::Kernel});
   out.push_back({R"(^\[ *[0-9]{1,9}\.[0-9]+\])", Channel::Kernel});
   out.push_back({R"(^\[ *\+[0-9]+\.[0-9]+\])", Channel::Kernel});
   out.push_back({R"(^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ 0-9]?[0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}\])", Channel::Kernel});

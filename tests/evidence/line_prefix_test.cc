@@ -656,6 +656,28 @@ TEST(LinePrefixForms, ProgressBarRunIntoTheLine) {
   expectNothing("accuracy 95%| loss 0.3 | step 100/200 [ok]");
 }
 
+// syslogd's broadcast of a kernel emergency, and a syslog line pasted without time and host.
+TEST(LinePrefixForms, KernelTagAtTheLineStart) {
+  std::string_view wall = " kernel:[Hardware Error]: MC4 Error (node 3): DRAM ECC error detected on the NB.";
+  LinePrefix p = parseLinePrefix(wall);
+  EXPECT_EQ(p.program, "kernel");
+  EXPECT_EQ(message(wall, p), "[Hardware Error]: MC4 Error (node 3): DRAM ECC error detected on the NB.");
+  EXPECT_EQ(prefixChannel(wall), ir::Channel::Kernel);
+  std::string_view lockup = "kernel:watchdog: BUG: soft lockup - CPU#202 stuck for 22s! [python:7565]";
+  p = parseLinePrefix(lockup);
+  EXPECT_EQ(p.program, "kernel");
+  EXPECT_EQ(message(lockup, p), "watchdog: BUG: soft lockup - CPU#202 stuck for 22s! [python:7565]");
+  std::string_view plain = "kernel: [ 129.820086] EDAC MC0: 1 CE memory read error";
+  p = parseLinePrefix(plain);
+  EXPECT_EQ(p.program, "kernel");
+  EXPECT_EQ(p.monotonic, 129820086000);
+  EXPECT_EQ(message(plain, p), "EDAC MC0: 1 CE memory read error");
+  // Another word, or the tag further in, is the message.
+  expectNothing("kernels: 4");
+  expectNothing("    kernel: x");
+  EXPECT_FALSE(prefixChannel("kernels: 4").has_value());
+}
+
 // A syslog file or paste without the host field: the kernel's lines only.
 TEST(LinePrefixForms, SyslogKernelLineWithoutAHost) {
   std::string_view line = "Feb 23 03:28:16  kernel: EDAC MC1: 1 CE memory scrubbing error on CPU_SrcID#1_Ha#0_Chan#0_DIMM#0";
