@@ -1,5 +1,8 @@
 #include "evidence/shell_prompt.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "ir/ascii.h"
 
 namespace attrib::evidence {
@@ -24,6 +27,9 @@ bool promptEnd(std::string_view s, size_t pos) {
 }  // namespace
 
 std::string_view shellPromptHost(std::string_view line) {
+  // Every form has its '@' within the first 200 bytes (after a few "(env) " words of at most 64): most
+  // lines of a log have none there and are given up on with one memchr.
+  if (std::memchr(line.data(), '@', std::min<size_t>(line.size(), 200)) == nullptr) return {};
   size_t pos = 0;
   // "(venv) ", "(base) ": environments the shell was started in.
   while (pos < line.size() && line[pos] == '(') {

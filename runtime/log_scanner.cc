@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -446,6 +447,15 @@ class FileScan {
       if (const size_t* known = recordOf(lineIndex)) {
         r = *known;
       } else {
+        // Most candidate lines are not confirmed (a narrowed scan form finds a superset). When
+        // every pattern Hyperscan reported here matches within one line (Regex::singleLine), a
+        // match in this line's record that holds this line lies in this line: unless one of them
+        // matches its message alone, no record is made for it. A match on another line of the
+        // same record is that line's own candidate, and makes the record when its turn comes.
+        if (!mayConfirmOn(lines, lineIndex, h)) {
+          while (h < hits_.size() && hits_[h].line == lineIndex) ++h;
+          continue;
+        }
         r = records.size();
         records.push_back(evidence::recordAt(lines, lineIndex));
         symptomsOfRecord.emplace_back();
@@ -496,7 +506,7 @@ class FileScan {
           // a record it gave up on (catastrophic backtracking) is said in the report, never a
           // silent non-match.
           probe->matched =
-              regexes_.pattern(use.symptom, use.pattern).match(messages, &inst.captures, &probe->limited, &probe->start);
+              regexes_.pattern(use.symptom, use.pattern).matchRecord(messages, &inst.captures, &probe->limited, &probe->start);
           if (probe->matched) {
             if (!haveTime) {
               timeOf(lines, record, &timed);
@@ -543,6 +553,31 @@ class FileScan {
     }
   }
 
+  // Whether a pattern reported on line `lineIndex` (the hits from `h` on) may confirm in the
+  // record that holds it: one that may span lines, or one that matches the line's own message.
+  bool mayConfirmOn(ChunkLines& lines, uint32_t lineIndex, size_t h) {
+    const Regex* tried[8];
+    size_t ntried = 0;
+    bool haveMessage = false;
+    std::string_view message;
+    for (; h < hits_.size() && hits_[h].line == lineIndex; ++h) {
+      for (const PatternRef& ref : bundle_.logExpressions[hits_[h].pattern]) {
+        const Regex& re = regexes_.pattern(ref.symptom, ref.pattern);
+        if (!re.singleLine()) return true;
+        if (std::find(tried, tried + ntried, &re) != tried + ntried) continue;
+        if (ntried < 8) tried[ntried++] = &re;
+        if (!haveMessage) {
+          const std::string_view line = lines.line(lineIndex);
+          message = line.substr(std::min(lines.prefix(lineIndex).length, line.size()));
+          haveMessage = true;
+        }
+        bool limited = false;
+        if (re.match(message, nullptr, &limited) || limited) return true;  // a limit decides nothing
+      }
+    }
+    return false;
+  }
+
   // The chunk's telling lines (runtime/telling_lines.h): each form's first line becomes an
   // instance-like record, the others are counted under it.
   void collectTelling(const LogChunk& chunk, ChunkLines& lines) {
@@ -556,13 +591,17 @@ class FileScan {
       const int weight = tellingWeight(words, line);
       if (weight <= 0) continue;
       const LinePrefix& p = lines.prefix(lineIndex);
-      std::string form = messageForm(line.substr(std::min(p.length, line.size())));
-      if (form.empty()) continue;
+      // Most telling lines repeat a form already held: the form and the writer are built in
+      // buffers kept across lines, and copied only for a form seen first.
+      messageForm(line.substr(std::min(p.length, line.size())), &formBuffer_);
+      if (formBuffer_.empty()) continue;
       const LogLine* given = lines_ ? (*lines_)[lineIndex] : nullptr;
-      std::string writer(!p.host.empty() ? p.host : given && !given->node.empty() ? std::string_view(given->node) : std::string_view(file_.node));
-      if (p.rank) writer += fmt::format("/rank {}", *p.rank);
-      else if (p.task) writer += fmt::format("/task {}", *p.task);
-      if (!tellingLines_.wantsFirst(form, writer)) continue;
+      writerBuffer_.assign(!p.host.empty() ? p.host : given && !given->node.empty() ? std::string_view(given->node) : std::string_view(file_.node));
+      if (p.rank) fmt::format_to(std::back_inserter(writerBuffer_), "/rank {}", *p.rank);
+      else if (p.task) fmt::format_to(std::back_inserter(writerBuffer_), "/task {}", *p.task);
+      if (!tellingLines_.wantsFirst(formBuffer_, writerBuffer_)) continue;
+      std::string form = formBuffer_;
+      std::string writer = writerBuffer_;
       Pending pending;
       Instance& inst = pending.inst;
       timeOf(lines, {lineIndex}, &inst);
@@ -698,6 +737,7 @@ class FileScan {
   hs_scratch_t* scratch_;
   const std::vector<const LogLine*>* lines_;  // in-memory lines, or null for a file
   const std::string location_;                // how instances name the file
+  std::string formBuffer_, writerBuffer_;      // collectTelling's, kept across lines
   PrefixOptions prefix_;
   ir::Channel hint_ = ir::Channel::Application;
   std::vector<Hit> hits_, markers_, telling_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <map>
 
@@ -12,6 +13,33 @@
 #include "ir/ascii.h"
 
 namespace attrib::runtime {
+
+namespace {
+
+// Whether `regex` may span a record's lines: it says so with `\n` (or `\R`, a newline written
+// into it), or lets `.` take one (the dot-all flag, an inline (?s)). docs/language.md: "A pattern
+// may span the record's lines with `\n`"; any other pattern matches within one line.
+bool spansLines(std::string_view regex, std::string_view flags) {
+  if (flags.find('s') != std::string_view::npos) return true;
+  for (size_t i = 0; i < regex.size(); ++i) {
+    const char c = regex[i];
+    if (c == '\n' || c == '\r') return true;
+    if (c == '\\') {
+      if (i + 1 >= regex.size()) return true;
+      const char e = regex[++i];
+      if (e == 'n' || e == 'R' || e == 'r') return true;
+      continue;
+    }
+    if (c == '(' && i + 2 < regex.size() && regex[i + 1] == '?') {
+      for (size_t k = i + 2; k < regex.size() && std::isalpha(static_cast<unsigned char>(regex[k])); ++k) {
+        if (regex[k] == 's') return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* error, bool lines) {
   uint32_t options = lines ? PCRE2_MULTILINE : 0;
@@ -34,6 +62,7 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
   std::unique_ptr<Regex> re(new Regex());
   re->code_ = compiled;
   re->required_ = ir::asciiLower(pattern.required);
+  re->singleLine_ = !spansLines(pattern.regex, pattern.flags);
   uint32_t count = 0, entrySize = 0;
   PCRE2_SPTR table = nullptr;
   pcre2_pattern_info(compiled, PCRE2_INFO_NAMECOUNT, &count);
@@ -105,6 +134,22 @@ bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std:
     }
   }
   return true;
+}
+
+bool Regex::matchRecord(std::string_view messages, std::vector<std::pair<std::string, std::string>>* captures,
+                        bool* limited, size_t* start) const {
+  if (!singleLine_) return match(messages, captures, limited, start);
+  // One line at a time, in order: the first line that matches gives the captures and the start.
+  for (size_t from = 0;;) {
+    const size_t end = std::min(messages.find('\n', from), messages.size());
+    size_t at = 0;
+    if (match(messages.substr(from, end - from), captures, limited, &at)) {
+      if (start) *start = from + at;
+      return true;
+    }
+    if (end >= messages.size()) return false;
+    from = end + 1;
+  }
 }
 
 std::vector<std::string> regexLimitNotes(const ir::Program& program, const RegexLimitHits& hits) {

@@ -38,10 +38,20 @@ class Regex {
   bool match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures = nullptr,
              bool* limited = nullptr, size_t* start = nullptr) const;
 
+  // A symptom pattern on a record's messages (one per line, joined by '\n'). A pattern that does
+  // not span lines (no `\n`, `\R` or dot-all: docs/language.md, "Records") is matched against
+  // each line in turn, so that a `[^ ]+` or `\s` in it never runs into the next line; the first
+  // line that matches gives the captures, and `start` is its match's offset in `messages`.
+  bool matchRecord(std::string_view messages, std::vector<std::pair<std::string, std::string>>* captures = nullptr,
+                   bool* limited = nullptr, size_t* start = nullptr) const;
+  // Whether matchRecord matches line by line (the pattern does not span lines).
+  bool singleLine() const { return singleLine_; }
+
  private:
   Regex() = default;
   pcre2_real_code_8* code_ = nullptr;
   std::string required_;  // in lower case; "" for none
+  bool singleLine_ = false;
   std::vector<std::pair<uint32_t, std::string>> names_;  // group number, name
 };
 

@@ -10,8 +10,15 @@
 namespace attrib::runtime {
 
 std::string messageForm(std::string_view message) {
-  constexpr size_t kMaxFormBytes = 160;
   std::string form;
+  messageForm(message, &form);
+  return form;
+}
+
+void messageForm(std::string_view message, std::string* out) {
+  constexpr size_t kMaxFormBytes = 160;
+  std::string& form = *out;
+  form.clear();
   auto isHex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
   auto isDigit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   for (size_t i = 0; i < message.size() && form.size() < kMaxFormBytes;) {
@@ -32,7 +39,6 @@ std::string messageForm(std::string_view message) {
     }
   }
   while (!form.empty() && form.back() == ' ') form.pop_back();
-  return form;
 }
 
 namespace {

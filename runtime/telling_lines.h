@@ -27,6 +27,8 @@ namespace attrib::runtime {
 
 // The form of a message: digit runs and hex numbers as '#', blanks collapsed, at most 160 bytes.
 std::string messageForm(std::string_view message);
+// The same into `form` (cleared first; its capacity is kept, for a caller that forms many lines).
+void messageForm(std::string_view message, std::string* form);
 
 // The weight of `line` from the telling words it matched (indices into ir::tellingWords()): the
 // strongest word, plus every demotion the line holds (ir::tellingDemotions()). <= 0: not a

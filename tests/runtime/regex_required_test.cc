@@ -76,3 +76,47 @@ TEST(RegexRequired, TheCompilerGivesTheStdlibsNarrowedPatternsTheirLiteral) {
 
 }  // namespace
 }  // namespace attrib::runtime
+
+namespace attrib::runtime {
+namespace {
+
+// docs/language.md, Records: a pattern spans a record's lines only with `\n` (or `\R`, dot-all);
+// any other is matched line by line, so a `[^ ]+` or a `\s` never runs into the next line.
+TEST(RecordMatch, APatternWithoutNewlineMatchesWithinOneLine) {
+  auto compile = [](const char* regex, const char* flags = "") {
+    ir::Pattern p;
+    p.regex = regex;
+    p.flags = flags;
+    std::string error;
+    auto re = Regex::compile(p, &error, /*lines=*/true);
+    EXPECT_TRUE(re) << error;
+    return re;
+  };
+  auto word = compile(R"(loss (?<value>[^ ]+) step)");
+  EXPECT_TRUE(word->singleLine());
+  EXPECT_FALSE(word->matchRecord("loss 1.5\nnan step 3")) << "[^ ]+ does not take the newline";
+  std::vector<std::pair<std::string, std::string>> captures;
+  size_t start = 0;
+  EXPECT_TRUE(word->matchRecord("epoch 1\nloss 1.5 step 3", &captures, nullptr, &start));
+  ASSERT_EQ(captures.size(), 1u);
+  EXPECT_EQ(captures[0].second, "1.5");
+  EXPECT_EQ(start, 8u) << "the offset in the record, not in the line";
+  auto blank = compile(R"(error:\s+code)");
+  EXPECT_FALSE(blank->matchRecord("error:\ncode 3"));
+  EXPECT_TRUE(blank->matchRecord("x\nerror:   code 3"));
+  // Patterns that say they span lines match the record as one text.
+  auto spanning = compile(R"(Traceback[^\n]*\n(?:.*\n)*?KeyError)");
+  EXPECT_FALSE(spanning->singleLine());
+  EXPECT_TRUE(spanning->matchRecord("Traceback (most recent call last):\n  File x\nKeyError: 'a'"));
+  auto dotall = compile(R"(begin.*end)", "s");
+  EXPECT_FALSE(dotall->singleLine());
+  EXPECT_TRUE(dotall->matchRecord("begin\nend"));
+  EXPECT_FALSE(compile(R"((?s)a.b)")->singleLine());
+  EXPECT_FALSE(compile(R"(a\Rb)")->singleLine());
+  // `^` is each line's start either way.
+  auto anchored = compile(R"(^KeyError: '(?<key>[^']+)')");
+  EXPECT_TRUE(anchored->matchRecord("Traceback (most recent call last):\nKeyError: 'labels'"));
+}
+
+}  // namespace
+}  // namespace attrib::runtime
