@@ -9,6 +9,18 @@
 namespace attrib::runtime {
 namespace {
 
+// A log pattern compiled as the scanner compiles it (`^`/`$` at each line).
+std::unique_ptr<Regex> logPattern(const char* regex, const char* required = "", const char* flags = "") {
+  ir::Pattern p;
+  p.regex = regex;
+  p.required = required;
+  p.flags = flags;
+  std::string error;
+  auto re = Regex::compile(p, &error, /*lines=*/true);
+  EXPECT_TRUE(re) << error;
+  return re;
+}
+
 TEST(RegexRequired, ARecordWithoutTheLiteralIsNotAMatchAndOneWithItIsDecidedByPcre2) {
   ir::Pattern p;
   p.regex = R"(mlx5_core (?<pci>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])( (?<iface>[^ :]+))?: .*\b[Ll]ink up\b)";
@@ -30,22 +42,13 @@ TEST(RegexRequired, ARecordWithoutTheLiteralIsNotAMatchAndOneWithItIsDecidedByPc
 // The literal is looked for by its first byte in either case: starts of either case before the
 // real one, the literal at the very end of the text, and a first byte with no case.
 TEST(RegexRequired, TheLiteralIsFoundInAnyCaseAtAnyPlace) {
-  auto compile = [](const char* regex, const char* required) {
-    ir::Pattern p;
-    p.regex = regex;
-    p.required = required;
-    std::string error;
-    auto re = Regex::compile(p, &error, /*lines=*/true);
-    EXPECT_TRUE(re) << error;
-    return re;
-  };
-  auto up = compile(R"((?i)ink up$)", "ink up");
+  auto up = logPattern(R"((?i)ink up$)", "ink up");
   EXPECT_TRUE(up->match("Ink it, INK, ink u, iNK UP"));
   EXPECT_TRUE(up->match("ink up"));
   EXPECT_FALSE(up->match("Ink it, INK, ink u, iNK U"));
   EXPECT_FALSE(up->match("ink u"));
   EXPECT_FALSE(up->match(""));
-  auto colon = compile(R"(: error \d+)", ": error ");
+  auto colon = logPattern(R"(: error \d+)", ": error ");
   EXPECT_TRUE(colon->match("a: b: c: error 12"));
   EXPECT_FALSE(colon->match("a: b: c: errors 12"));
   EXPECT_TRUE(colon->match("x\n: error 3")) << "on a record's second line";
@@ -74,25 +77,10 @@ TEST(RegexRequired, TheCompilerGivesTheStdlibsNarrowedPatternsTheirLiteral) {
   EXPECT_EQ(attrib::testing::countOf(v, "link_up"), 2u);
 }
 
-}  // namespace
-}  // namespace attrib::runtime
-
-namespace attrib::runtime {
-namespace {
-
 // docs/language.md, Records: a pattern spans a record's lines only with `\n` (or `\R`, dot-all);
 // any other is matched line by line, so a `[^ ]+` or a `\s` never runs into the next line.
 TEST(RecordMatch, APatternWithoutNewlineMatchesWithinOneLine) {
-  auto compile = [](const char* regex, const char* flags = "") {
-    ir::Pattern p;
-    p.regex = regex;
-    p.flags = flags;
-    std::string error;
-    auto re = Regex::compile(p, &error, /*lines=*/true);
-    EXPECT_TRUE(re) << error;
-    return re;
-  };
-  auto word = compile(R"(loss (?<value>[^ ]+) step)");
+  auto word = logPattern(R"(loss (?<value>[^ ]+) step)");
   EXPECT_TRUE(word->singleLine());
   EXPECT_FALSE(word->matchRecord("loss 1.5\nnan step 3")) << "[^ ]+ does not take the newline";
   std::vector<std::pair<std::string, std::string>> captures;
@@ -101,20 +89,20 @@ TEST(RecordMatch, APatternWithoutNewlineMatchesWithinOneLine) {
   ASSERT_EQ(captures.size(), 1u);
   EXPECT_EQ(captures[0].second, "1.5");
   EXPECT_EQ(start, 8u) << "the offset in the record, not in the line";
-  auto blank = compile(R"(error:\s+code)");
+  auto blank = logPattern(R"(error:\s+code)");
   EXPECT_FALSE(blank->matchRecord("error:\ncode 3"));
   EXPECT_TRUE(blank->matchRecord("x\nerror:   code 3"));
   // Patterns that say they span lines match the record as one text.
-  auto spanning = compile(R"(Traceback[^\n]*\n(?:.*\n)*?KeyError)");
+  auto spanning = logPattern(R"(Traceback[^\n]*\n(?:.*\n)*?KeyError)");
   EXPECT_FALSE(spanning->singleLine());
   EXPECT_TRUE(spanning->matchRecord("Traceback (most recent call last):\n  File x\nKeyError: 'a'"));
-  auto dotall = compile(R"(begin.*end)", "s");
+  auto dotall = logPattern(R"(begin.*end)", "", "s");
   EXPECT_FALSE(dotall->singleLine());
   EXPECT_TRUE(dotall->matchRecord("begin\nend"));
-  EXPECT_FALSE(compile(R"((?s)a.b)")->singleLine());
-  EXPECT_FALSE(compile(R"(a\Rb)")->singleLine());
+  EXPECT_FALSE(logPattern(R"((?s)a.b)")->singleLine());
+  EXPECT_FALSE(logPattern(R"(a\Rb)")->singleLine());
   // `^` is each line's start either way.
-  auto anchored = compile(R"(^KeyError: '(?<key>[^']+)')");
+  auto anchored = logPattern(R"(^KeyError: '(?<key>[^']+)')");
   EXPECT_TRUE(anchored->matchRecord("Traceback (most recent call last):\nKeyError: 'labels'"));
 }
 
