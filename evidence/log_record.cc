@@ -56,10 +56,11 @@ bool tracebackHead(std::string_view m) { return m.starts_with("Traceback (most r
 // UCX's fatal-signal report (ucs/debug/debug.c, UCX 1.x): after "[host:pid:tid] Caught signal 7
 // (Bus error: ...)" come "==== backtrace (tid:   7025) ====", the frames, and a border of '='.
 // Only the first line carries UCX's prefix.
-bool ucxBacktraceBorder(std::string_view m) {
-  if (m.starts_with("==== backtrace (tid:")) return true;
+bool ucxBacktraceHeader(std::string_view m) { return m.starts_with("==== backtrace (tid:"); }
+bool ucxBacktraceClose(std::string_view m) {
   return m.size() >= 16 && std::all_of(m.begin(), m.end(), [](char c) { return c == '='; });
 }
+bool ucxBacktraceBorder(std::string_view m) { return ucxBacktraceHeader(m) || ucxBacktraceClose(m); }
 
 bool anonymous(const LinePrefix& p) {
   return p.host.empty() && p.program.empty() && !p.pid && !p.rank && !p.task && !p.localRank;
@@ -198,7 +199,7 @@ std::vector<uint32_t> recordAt(RecordLines& lines, size_t i, const RecordLimits&
   }
   // A backtrace printed without its writer's prefix (UCX's header, then its frames) belongs to
   // the line right before it, as the forward walk below joins it.
-  if (head > 0 && anonymous(lines.prefix(head)) && messageOf(lines, head).starts_with("==== backtrace (tid:") &&
+  if (head > 0 && anonymous(lines.prefix(head)) && ucxBacktraceHeader(messageOf(lines, head)) &&
       !anonymous(lines.prefix(head - 1))) {
     --head;
   }
@@ -220,7 +221,7 @@ std::vector<uint32_t> recordAt(RecordLines& lines, size_t i, const RecordLimits&
       if (inBacktrace && bytes + lines.line(adjacent).size() + 1 <= limits.maxBytes) {
         bytes += lines.line(adjacent).size() + 1;
         out.push_back(static_cast<uint32_t>(adjacent));
-        if (m.starts_with("=") && !m.starts_with("==== backtrace")) break;  // the closing border
+        if (ucxBacktraceClose(m)) break;
         continue;
       }
     }

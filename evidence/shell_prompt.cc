@@ -1,8 +1,5 @@
 #include "evidence/shell_prompt.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include "ir/ascii.h"
 
 namespace attrib::evidence {
@@ -27,9 +24,8 @@ bool promptEnd(std::string_view s, size_t pos) {
 }  // namespace
 
 std::string_view shellPromptHost(std::string_view line) {
-  // Every form has its '@' within the first 200 bytes (after a few "(env) " words of at most 64): most
-  // lines of a log have none there and are given up on with one memchr.
-  if (std::memchr(line.data(), '@', std::min<size_t>(line.size(), 200)) == nullptr) return {};
+  // Every form has an '@': most lines of a log have none and are given up on in one search.
+  if (line.find('@') == std::string_view::npos) return {};
   size_t pos = 0;
   // "(venv) ", "(base) ": environments the shell was started in.
   while (pos < line.size() && line[pos] == '(') {
