@@ -59,11 +59,13 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
   // The symptoms' distinct patterns in their scan forms (compiler/scan_form.h; a pattern several
   // symptoms share is one expression), then the channel markers
   // (ir/log_channels.h) and the telling words (ir/telling_words.h), so one pass over the bytes
-  // finds them all.
+  // finds them all. And the same without the channel markers, for a chunk whose every line a
+  // Program or Prefix marker claims (a dmesg or syslog chunk): there the markers would only find
+  // lines already classified, and in kernel logs nearly every line holds one (NVRM, mlx5_core).
+  // The ids are the same in both, so one match callback reads either.
   std::vector<std::vector<PatternRef>> table = logExpressionTable(program);
   const auto& markers = ir::markerExpressions();
-  std::string database;
-  {
+  auto compileDatabase = [&](bool withMarkers, std::string* database) {
     std::vector<std::string> forms;
     std::vector<unsigned> flags, ids;
     for (size_t i = 0; i < table.size(); ++i) {
@@ -72,7 +74,7 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
       flags.push_back(scanFlags(p.flags));
       ids.push_back(static_cast<unsigned>(i));
     }
-    for (size_t m = 0; m < markers.size(); ++m) {
+    for (size_t m = 0; withMarkers && m < markers.size(); ++m) {
       forms.push_back(markers[m].regex);
       flags.push_back(HS_FLAG_MULTILINE);
       ids.push_back(static_cast<unsigned>(table.size() + m));
@@ -97,7 +99,7 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
       result.error = fmt::format("Hyperscan cannot compile the log patterns{}: {}", where,
                                  error && error->message ? error->message : "unknown error");
       hs_free_compile_error(error);
-      return result;
+      return false;
     }
     char* bytes = nullptr;
     size_t length = 0;
@@ -105,11 +107,14 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
     hs_free_database(db);
     if (status != HS_SUCCESS) {
       result.error = "Hyperscan cannot serialise the log database";
-      return result;
+      return false;
     }
-    database.assign(bytes, length);
+    database->assign(bytes, length);
     std::free(bytes);
-  }
+    return true;
+  };
+  std::string database, databaseWithoutMarkers;
+  if (!compileDatabase(true, &database) || !compileDatabase(false, &databaseWithoutMarkers)) return result;
 
   std::string digest = rulesDigest(compilation);
   ir::Writer body;
@@ -120,11 +125,15 @@ BundleResult buildBundle(const Compilation& compilation, const LowerOptions& opt
   body.bytes(hs_version());
   body.bytes(ir::markerTableDigest());
   body.bytes(ir::encode(program));
-  body.varint(1);
+  body.varint(2);
   body.u8(static_cast<uint8_t>(ir::StreamKind::Log));
   body.varint(table.size());
   body.varint(markers.size());
   body.bytes(database);
+  body.u8(static_cast<uint8_t>(ir::StreamKind::Log));
+  body.varint(table.size());
+  body.varint(0);
+  body.bytes(databaseWithoutMarkers);
   std::string out(kBundleMagic);
   uint32_t version = kBundleFormatVersion;
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(version >> (8 * i)));

@@ -8,6 +8,10 @@
 
 #include "ir/ascii.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace attrib::evidence {
 namespace {
 
@@ -68,15 +72,32 @@ bool day(std::string_view s, size_t* at) {
   }
   return false;
 }
-// "Nov 29 10:42:00" with an optional ".fraction", then a blank.
+// "Nov 29 10:42:00" with an optional ".fraction", then a blank, at the line's start (*at == 0).
+// Every line of a syslog file comes here, so the fixed layout is checked at fixed offsets after
+// one length check rather than byte by byte through the cursor helpers.
 bool syslogTime(std::string_view s, size_t* at) {
-  if (!(*at + 3 < s.size() && upper(s[*at]) && lower(s[*at + 1]) && lower(s[*at + 2]) && s[*at + 3] == ' ')) return false;
-  *at += 4;
-  if (!day(s, at) || !clock(s, at)) return false;
-  if (*at < s.size() && s[*at] == '.') {
-    ++*at;
-    if (!someDigits(s, at)) return false;
+  const size_t n = s.size();
+  if (*at != 0 || n < 16) return false;
+  const char* p = s.data();
+  if (!(upper(p[0]) && lower(p[1]) && lower(p[2]) && p[3] == ' ')) return false;
+  size_t k;  // the clock's first byte: after "29 ", " 9 ", "09 " or "9 "
+  if (digit(p[4]) && p[5] == ' ') {
+    k = 6;
+  } else if ((p[4] == ' ' || digit(p[4])) && digit(p[5]) && p[6] == ' ') {
+    k = 7;
+  } else {
+    return false;
   }
+  if (n < k + 9) return false;
+  if (!(digit(p[k]) && digit(p[k + 1]) && p[k + 2] == ':' && digit(p[k + 3]) && digit(p[k + 4]) && p[k + 5] == ':' &&
+        digit(p[k + 6]) && digit(p[k + 7])))
+    return false;
+  k += 8;
+  if (p[k] == '.') {
+    ++k;
+    if (!someDigits(s, &k)) return false;
+  }
+  *at = k;
   return literal(s, at, ' ');
 }
 // "2026-11-29T10:42:00" with an optional fraction ('.' or ',') and zone, then a blank.
@@ -104,38 +125,105 @@ bool isoTime(std::string_view s, size_t* at) {
   }
   return literal(s, at, ' ');
 }
+#if defined(__SSE2__)
+// Bit i of the result: p[i] (i < 16) is a byte of `bytes`' kind. Syslog lines reach their host
+// and program names here, whose ends the scalar loops found only after a mispredicted branch per
+// name; sixteen bytes compared at once give the end as a count of trailing ones.
+enum class Bytes { Host, Digit, NameEnd };
+unsigned bytesOf16(const char* p, Bytes bytes) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  auto inRange = [&](char lo, char hi) {
+    const __m128i t = _mm_sub_epi8(v, _mm_set1_epi8(lo));
+    return _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(static_cast<char>(hi - lo))), t);
+  };
+  auto is = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
+  __m128i m;
+  switch (bytes) {
+    case Bytes::Digit: m = inRange('0', '9'); break;
+    case Bytes::NameEnd: m = _mm_or_si128(_mm_or_si128(is('['), is(':')), is(' ')); break;
+    case Bytes::Host:
+    default:
+      m = _mm_or_si128(_mm_or_si128(inRange('0', '9'), inRange('A', 'Z')), inRange('a', 'z'));
+      m = _mm_or_si128(m, _mm_or_si128(is('_'), _mm_or_si128(is('.'), is('-'))));
+      break;
+  }
+  return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+#endif
+
 // A host: host characters, at least one of them not a digit, then a blank.
 bool host(std::string_view s, size_t* at) {
-  size_t from = *at;
-  bool nonDigit = false;
-  while (*at < s.size() && hostChar(s[*at])) nonDigit |= !digit(s[(*at)++]);
-  return *at > from && nonDigit && literal(s, at, ' ');
-}
-// The Program marker named `name`, or null: the table's Program markers by their first byte,
-// so that a syslog line's program is compared with the one or two names that could be it.
-const ir::ChannelMarker* programMarker(std::string_view name) {
-  static const std::array<std::vector<const ir::ChannelMarker*>, 256> byFirstByte = [] {
-    std::array<std::vector<const ir::ChannelMarker*>, 256> t;
-    for (const ir::ChannelMarker& m : ir::channelMarkers()) {
-      if (m.form == ir::MarkerForm::Program && !m.text.empty()) t[static_cast<unsigned char>(m.text.front())].push_back(&m);
+  const size_t from = *at;
+#if defined(__SSE2__)
+  if (from + 16 <= s.size()) {
+    const unsigned hostBytes = bytesOf16(s.data() + from, Bytes::Host);
+    const auto length = static_cast<unsigned>(__builtin_ctz(~hostBytes));  // ~hostBytes has bits 16..31 set
+    if (length < 16) {
+      const unsigned inHost = (1u << length) - 1;
+      const bool nonDigit = (inHost & ~bytesOf16(s.data() + from, Bytes::Digit)) != 0;
+      *at = from + length;
+      return length > 0 && nonDigit && literal(s, at, ' ');
     }
-    return t;
-  }();
-  for (const ir::ChannelMarker* m : byFirstByte[static_cast<unsigned char>(name.front())]) {
-    if (m->text == name) return m;  // the table's first marker of the name, as before
   }
-  return nullptr;
+#endif
+  size_t k = from;
+  bool nonDigit = false;
+  while (k < s.size() && hostChar(s[k])) nonDigit |= !digit(s[k++]);
+  *at = k;
+  return k > from && nonDigit && literal(s, at, ' ');
 }
+// The table's Program markers, filed for the lookup every syslog line makes: by first byte, with
+// a bit per length, so that a name is compared with the one marker (rarely two) that could be
+// it, and most names (telegraf, rsyslogd, ...) with none.
+struct ProgramTable {
+  static constexpr size_t kMaxLength = 32;
+  std::array<std::vector<const ir::ChannelMarker*>, 256> byFirstByte;
+  std::array<uint32_t, 256> lengths{};  // bit L of lengths[b]: a marker starts with b and has L bytes
+  const ir::ChannelMarker* kernel = nullptr;
+
+  ProgramTable() {
+    for (const ir::ChannelMarker& m : ir::channelMarkers()) {
+      if (m.form != ir::MarkerForm::Program || m.text.empty()) continue;
+      const auto first = static_cast<unsigned char>(m.text.front());
+      byFirstByte[first].push_back(&m);
+      if (m.text.size() < kMaxLength) lengths[first] |= uint32_t{1} << m.text.size();
+      if (m.text == "kernel" && !kernel) kernel = &m;
+    }
+  }
+
+  // The Program marker named `name` (not empty), or null: the table's first of that name.
+  const ir::ChannelMarker* find(std::string_view name) const {
+    const auto first = static_cast<unsigned char>(name.front());
+    if (name.size() < kMaxLength && (lengths[first] & (uint32_t{1} << name.size())) == 0) return nullptr;
+    for (const ir::ChannelMarker* m : byFirstByte[first]) {
+      if (m->text == name) return m;
+    }
+    return nullptr;
+  }
+};
+
 // The channel of the program at s[at] ("slurmstepd[12]: ", "kernel: "), its [pid] required when
 // `pidRequired` (after an RFC 3339 time) except for the kernel, which never has one.
 std::optional<ir::Channel> program(std::string_view s, size_t at, bool pidRequired) {
+  static const ProgramTable table;
+  static constexpr std::array<bool, 256> kNameEnd = [] {
+    std::array<bool, 256> t{};
+    t['['] = t[':'] = t[' '] = true;
+    return t;
+  }();
+  const size_t n = s.size();
   size_t end = at;
-  while (end < s.size() && s[end] != '[' && s[end] != ':' && s[end] != ' ') ++end;
-  if (end == at || end >= s.size() || s[end] == ' ') return std::nullopt;
-  const std::string_view name = s.substr(at, end - at);
-  const ir::ChannelMarker* marker = programMarker(name);
+#if defined(__SSE2__)
+  if (at + 16 <= n) {
+    const unsigned ends = bytesOf16(s.data() + at, Bytes::NameEnd);
+    end = ends != 0 ? at + static_cast<size_t>(__builtin_ctz(ends)) : at + 16;
+  }
+#endif
+  while (end < n && !kNameEnd[static_cast<unsigned char>(s[end])]) ++end;
+  if (end == at || end >= n || s[end] == ' ') return std::nullopt;
+  const ir::ChannelMarker* marker = table.find(s.substr(at, end - at));
   if (!marker) return std::nullopt;
-  const bool kernel = name == "kernel";
+  const bool kernel = marker == table.kernel;
   size_t k = end;
   if (s[k] == '[') {
     if (kernel) return std::nullopt;
@@ -145,7 +233,7 @@ std::optional<ir::Channel> program(std::string_view s, size_t at, bool pidRequir
     return std::nullopt;
   }
   if (!literal(s, &k, ':')) return std::nullopt;
-  if (k < s.size() && s[k] != ' ') return std::nullopt;
+  if (k < n && s[k] != ' ') return std::nullopt;
   return marker->channel;
 }
 // The kernel's own timestamp as the line's first item: "[ 74889.644138]" (at most nine digits of

@@ -22,13 +22,6 @@
 
 namespace attrib::evidence {
 
-void LogChunk::addLine(const char* base, size_t begin, size_t end) {
-  lineStarts.push_back(static_cast<uint32_t>(begin));
-  if (end > begin && base[end - 1] == '\r') --end;
-  std::optional<ir::Channel> c = evidence::prefixChannel(std::string_view(base + begin, end - begin));
-  prefixChannels.push_back(c ? static_cast<uint8_t>(static_cast<uint8_t>(*c) + 1) : 0);
-}
-
 std::string_view LogChunk::line(size_t i) const {
   const size_t begin = lineStarts[i];
   const size_t end = i + 1 < lineStarts.size() ? lineStarts[i + 1] : data.size();

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "ir/log_channels.h"
+#include "evidence/line_channel.h"
 
 namespace attrib::evidence {
 
@@ -78,8 +79,14 @@ struct LogChunk {
     return static_cast<ir::Channel>(prefixChannels[i] - 1);
   }
   // Appends the line base[begin, end) (end at its '\n', which is not read) to lineStarts and
-  // prefixChannels; `base` is data's first byte.
-  void addLine(const char* base, size_t begin, size_t end);
+  // prefixChannels; `base` is data's first byte. Inline: the reader's indexing loop calls it
+  // for every line.
+  void addLine(const char* base, size_t begin, size_t end) {
+    lineStarts.push_back(static_cast<uint32_t>(begin));
+    if (end > begin && base[end - 1] == '\r') --end;
+    const std::optional<ir::Channel> c = evidence::prefixChannel(std::string_view(base + begin, end - begin));
+    prefixChannels.push_back(c ? static_cast<uint8_t>(static_cast<uint8_t>(*c) + 1) : 0);
+  }
   void clearLines() {
     lineStarts.clear();
     prefixChannels.clear();

@@ -15,15 +15,19 @@
 //     databases          count, then per database:
 //                          stream kind u8, pattern count varint, marker count varint,
 //                          hs_serialize_database bytes
+//                        two log databases: with the channel markers (marker count
+//                        ir::markerExpressions().size()) and without them (marker count 0)
 //   checksum        32 bytes SHA-256 of everything before it
 //
 // Pattern ids in the log database are positions in logExpressionTable() (the distinct
 // (regex, flags) of the log symptoms' patterns, each with the (symptom, pattern) pairs that use
 // it), then the channel markers (ir::markerExpressions(), in order) from the pattern count on,
-// then the telling words (ir::tellingWords(), in order).
+// then the telling words (ir::tellingWords(), in order). The database without markers has the
+// same ids, the markers' left unused: the scanner uses it for a chunk whose every line has a
+// Program or Prefix marker (evidence::prefixChannel), whose literal markers would find nothing new.
 // Format 3 added the symptoms' descriptions to the program, format 4 the markers, format 5 the
 // instance fields severity, blame and role (ir::Field codes from Source on moved) and one
-// expression per distinct pattern.
+// expression per distinct pattern, format 7 the log database without markers.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +40,7 @@
 namespace attrib {
 
 inline constexpr std::string_view kBundleMagic = "ATTRBNDL";
-inline constexpr uint32_t kBundleFormatVersion = 6;
+inline constexpr uint32_t kBundleFormatVersion = 7;
 
 struct PatternRef {
   int32_t symptom;

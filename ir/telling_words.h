@@ -29,7 +29,7 @@ const std::vector<TellingWord>& tellingWords();
 
 // A phrase that lowers a line's weight wherever it stands as whole words (ASCII letters and
 // digits do not continue it on either side), compared without regard to case. Every one a line
-// holds counts.
+// holds counts. A phrase begins with a letter or digit: it is looked for at the starts of words.
 struct TellingDemotion {
   std::string_view phrase;
   int weight;  // < 0

@@ -69,7 +69,10 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
       *error = "corrupt bundle: " + r.error();
       return nullptr;
     }
-    if (stream != static_cast<uint8_t>(ir::StreamKind::Log) || bundle->logDatabase) {
+    // The log database with the channel markers, and the same without them (ir/bundle_format.h).
+    const bool withMarkers = markers != 0;
+    std::shared_ptr<hs_database>& slot = withMarkers ? bundle->logDatabase : bundle->logDatabaseWithoutMarkers;
+    if (stream != static_cast<uint8_t>(ir::StreamKind::Log) || slot) {
       *error = fmt::format("corrupt bundle: unexpected database for stream {}", stream);
       return nullptr;
     }
@@ -78,7 +81,7 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
                            bundle->logExpressions.size());
       return nullptr;
     }
-    if (markers != ir::markerExpressions().size()) {
+    if (withMarkers && markers != ir::markerExpressions().size()) {
       *error = fmt::format("corrupt bundle: the log database has {} channel markers, this attrib {}", markers,
                            ir::markerExpressions().size());
       return nullptr;
@@ -96,14 +99,14 @@ std::shared_ptr<const Bundle> loadBundle(std::string_view bytes, std::string* er
                            built, hs_version());
       return nullptr;
     }
-    bundle->logDatabase = std::shared_ptr<hs_database>(db, hs_free_database);
+    slot = std::shared_ptr<hs_database>(db, hs_free_database);
   }
   if (r.remaining() != 0) {
     *error = fmt::format("corrupt bundle: {} unexpected bytes at the end", r.remaining());
     return nullptr;
   }
-  if (!bundle->logDatabase) {
-    *error = "corrupt bundle: no log database";
+  if (!bundle->logDatabase || !bundle->logDatabaseWithoutMarkers) {
+    *error = bundle->logDatabase ? "corrupt bundle: no log database without channel markers" : "corrupt bundle: no log database";
     return nullptr;
   }
   return bundle;

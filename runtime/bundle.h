@@ -25,6 +25,9 @@ struct Bundle {
                                                         // using it; ids from logExpressions.size()
                                                         // on are channel markers
   std::shared_ptr<hs_database> logDatabase;  // the symptoms' patterns and the channel markers
+  // The same without the channel markers (the same ids), for a chunk whose every line a Program
+  // or Prefix marker claims: there the markers would find no line not classified already.
+  std::shared_ptr<hs_database> logDatabaseWithoutMarkers;
 };
 
 // Whether `bytes` start like a bundle (to tell bundles from rule sources).

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <iterator>
 #include <map>
@@ -92,6 +93,17 @@ void sortByLine(std::vector<Hit>& hits) {
     }
     from = to;
   }
+}
+
+// Scratch space for both of the bundle's log databases (one scratch serves either).
+bool allocScratch(const Bundle& bundle, hs_scratch_t** scratch) {
+  if (hs_alloc_scratch(bundle.logDatabase.get(), scratch) != HS_SUCCESS) return false;
+  if (hs_alloc_scratch(bundle.logDatabaseWithoutMarkers.get(), scratch) != HS_SUCCESS) {
+    hs_free_scratch(*scratch);
+    *scratch = nullptr;
+    return false;
+  }
+  return true;
 }
 
 std::string_view stripCr(std::string_view line) {
@@ -303,8 +315,15 @@ class FileScan {
     const auto markerBase = static_cast<uint32_t>(bundle_.logExpressions.size());
     const auto tellingBase = markerBase + static_cast<uint32_t>(ir::markerExpressions().size());
     MatchState state{&chunk, markerBase, tellingBase, &hits_, &markers_, &telling_};
-    hs_error_t rc = hs_scan(bundle_.logDatabase.get(), chunk.data.data(), static_cast<unsigned>(chunk.data.size()), 0,
-                            scratch_, onMatch, &state);
+    // A chunk whose every line has a Program or Prefix marker (a dmesg or syslog chunk) needs no
+    // literal markers: the database without them is scanned, and no marker match is reported
+    // for the kernel lines that nearly all hold one.
+    const bool everyLineClaimed = chunk.prefixChannels.size() == chunk.lineCount() && chunk.lineCount() > 0 &&
+                                  std::memchr(chunk.prefixChannels.data(), 0, chunk.prefixChannels.size()) == nullptr;
+    const hs_database_t* database =
+        everyLineClaimed ? bundle_.logDatabaseWithoutMarkers.get() : bundle_.logDatabase.get();
+    hs_error_t rc = hs_scan(database, chunk.data.data(), static_cast<unsigned>(chunk.data.size()), 0, scratch_, onMatch,
+                            &state);
     if (rc != HS_SUCCESS) {
       report->status = lines_ ? ConnectorReport::Status::Error : ConnectorReport::Status::Partial;
       report->reason = fmt::format("Hyperscan scan failed (error {}) at byte {}", rc, chunk.offset);
@@ -354,25 +373,28 @@ class FileScan {
   // and counts under the file's hint.
   void classifyLines(const LogChunk& chunk, ChunkLines& lines) {
     lineChannel_.clear();
+    // The lines with a Program or Prefix marker, counted in one pass over the chunk's bytes of
+    // prefix channels (no branch per line: most chunks have millions of lines in all).
+    std::array<uint64_t, static_cast<size_t>(ir::kChannelCount) + 1> byPrefix{};
+    for (const uint8_t c : chunk.prefixChannels) ++byPrefix[c];
     uint64_t claimed = 0;
-    size_t k = 0;  // the next literal-marker hit, in line order
-    const size_t count = chunk.lineCount();
-    for (uint32_t line = 0; line < count; ++line) {
-      const bool marked = k < markers_.size() && markers_[k].line == line;
+    for (size_t c = 0; c < static_cast<size_t>(ir::kChannelCount); ++c) {
+      channelLines_[c] += byPrefix[c + 1];
+      claimed += byPrefix[c + 1];
+    }
+    // The lines a literal marker's expression found (in line order) and no prefix claimed,
+    // confirmed on their parsed prefix.
+    for (size_t k = 0; k < markers_.size();) {
+      const uint32_t line = markers_[k].line;
       while (k < markers_.size() && markers_[k].line == line) ++k;
-      if (std::optional<ir::Channel> c = chunk.prefixChannel(line)) {
-        ++channelLines_[static_cast<size_t>(*c)];
-        ++claimed;
-        continue;
-      }
-      if (!marked) continue;
+      if (chunk.prefixChannels[line] != 0) continue;
       LineChannel c = evidence::classifyLine(lines.prefix(line), lines.line(line), hint_);
       if (!c.claimed) continue;
       lineChannel_.emplace_back(line, c);
       ++channelLines_[static_cast<size_t>(c.channel)];
       ++claimed;
     }
-    channelLines_[static_cast<size_t>(hint_)] += count - claimed;
+    channelLines_[static_cast<size_t>(hint_)] += chunk.lineCount() - claimed;
   }
 
   // The channel of one line of the chunk: its Program or Prefix marker's, else the literal
@@ -917,7 +939,7 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
   std::atomic<size_t> next{0};
   auto worker = [&] {
     hs_scratch_t* scratch = nullptr;
-    if (hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) scratch = nullptr;
+    if (!allocScratch(bundle_, &scratch)) scratch = nullptr;
     std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
     for (size_t taken = next++; taken < units.size(); taken = next++) {
       const size_t u = order[taken];
@@ -983,7 +1005,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
   }
   LogScanResult result;
   hs_scratch_t* scratch = nullptr;
-  if (hs_alloc_scratch(bundle_.logDatabase.get(), &scratch) != HS_SUCCESS) {
+  if (!allocScratch(bundle_, &scratch)) {
     result.reports.push_back({"memory", "logs", ConnectorReport::Status::Error, 0, 0,
                               "cannot allocate Hyperscan scratch space", 0, {}});
     return result;

@@ -1,7 +1,7 @@
 #include "runtime/telling_lines.h"
 
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <tuple>
 
 #include "ir/ascii.h"
@@ -16,34 +16,49 @@ std::string messageForm(std::string_view message) {
 }
 
 void messageForm(std::string_view message, std::string* out) {
+  // Every telling line of the evidence is formed (tens of thousands per GB of quiet logs), so the
+  // form is built in a fixed buffer with one table load per byte, not a character test call and a
+  // string append per byte.
   constexpr size_t kMaxFormBytes = 160;
-  std::string& form = *out;
-  form.clear();
-  auto isHex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
-  auto isDigit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
-  for (size_t i = 0; i < message.size() && form.size() < kMaxFormBytes;) {
+  enum : uint8_t { kDigit = 1, kHex = 2, kBlank = 4 };
+  static constexpr std::array<uint8_t, 256> kClass = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kHex;
+    for (int c = 'a'; c <= 'f'; ++c) t[c] = kHex;
+    for (int c = 'A'; c <= 'F'; ++c) t[c] = kHex;
+    t[' '] = t['\t'] = t['\r'] = kBlank;
+    return t;
+  }();
+  auto is = [&](size_t i, uint8_t cls) { return (kClass[static_cast<unsigned char>(message[i])] & cls) != 0; };
+  char form[kMaxFormBytes];
+  size_t n = 0;
+  const size_t size = message.size();
+  for (size_t i = 0; i < size && n < kMaxFormBytes;) {
     const char c = message[i];
-    if (c == '0' && i + 2 < message.size() && (message[i + 1] == 'x' || message[i + 1] == 'X') && isHex(message[i + 2])) {
-      i += 2;
-      while (i < message.size() && isHex(message[i])) ++i;
-      form += '#';
-    } else if (isDigit(c)) {
-      while (i < message.size() && isDigit(message[i])) ++i;
-      form += '#';
-    } else if (c == ' ' || c == '\t' || c == '\r') {
-      while (i < message.size() && (message[i] == ' ' || message[i] == '\t' || message[i] == '\r')) ++i;
-      if (!form.empty()) form += ' ';
+    if (c == '0' && i + 2 < size && (message[i + 1] == 'x' || message[i + 1] == 'X') && is(i + 2, kHex)) {
+      for (i += 2; i < size && is(i, kHex); ++i) {
+      }
+      form[n++] = '#';
+    } else if (is(i, kDigit)) {
+      for (++i; i < size && is(i, kDigit); ++i) {
+      }
+      form[n++] = '#';
+    } else if (is(i, kBlank)) {
+      for (++i; i < size && is(i, kBlank); ++i) {
+      }
+      if (n > 0) form[n++] = ' ';
     } else {
-      form += c;
+      form[n++] = c;
       ++i;
     }
   }
-  while (!form.empty() && form.back() == ' ') form.pop_back();
+  while (n > 0 && form[n - 1] == ' ') --n;
+  out->assign(form, n);
 }
 
 namespace {
 
-bool wordByte(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+constexpr bool wordByte(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // The demotions (ir::tellingDemotions()) that stand in `line` as whole words, compared without
 // regard to case, added up. One walk over the line's word starts, each compared only with the
@@ -69,20 +84,34 @@ int demotionsIn(std::string_view line) {
     }
     return out;
   }();
+  static constexpr std::array<bool, 256> kWordByte = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c) t[c] = wordByte(static_cast<char>(c));
+    return t;
+  }();
+  auto isWord = [&](size_t i) { return kWordByte[static_cast<unsigned char>(line[i])]; };
   uint64_t seen = 0;  // each phrase counts once however often it stands in the line
   int weight = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    uint64_t candidates = phrases.byFirst[static_cast<unsigned char>(line[i])] & ~seen;
-    if (candidates == 0 || (i > 0 && wordByte(line[i - 1]))) continue;
-    for (; candidates != 0; candidates &= candidates - 1) {
+  const size_t size = line.size();
+  for (size_t i = 0; i < size;) {
+    if (!isWord(i)) {
+      ++i;
+      continue;
+    }
+    // A word starts at i: the phrases that begin with its byte are compared here, and the rest
+    // of the word is skipped, since a phrase starts a word.
+    for (uint64_t candidates = phrases.byFirst[static_cast<unsigned char>(line[i])] & ~seen; candidates != 0;
+         candidates &= candidates - 1) {
       const auto k = static_cast<size_t>(__builtin_ctzll(candidates));
       const std::string& p = phrases.lowered[k];
-      if (p.size() > line.size() - i) continue;
+      if (p.size() > size - i) continue;
       size_t n = 1;
       while (n < p.size() && ir::asciiLower(line[i + n]) == p[n]) ++n;
-      if (n < p.size() || (i + n < line.size() && wordByte(line[i + n]))) continue;
+      if (n < p.size() || (i + n < size && isWord(i + n))) continue;
       seen |= uint64_t{1} << k;
       weight += phrases.weight[k];
+    }
+    for (++i; i < size && isWord(i); ++i) {
     }
   }
   return weight;

@@ -135,7 +135,16 @@ std::vector<std::string> realLines() {
         "2026-11-29T10:40:00+01:0 gpu-7 slurmd[3]: x", "2026-11-29t10:40:00,5-07:00 gpu-7 kernel: x",
         "2026-11-29 10:40:00 gpu-7 kernel: x", "[1704103201.123456] [n1:4242:0] ib_mlx5_log.c:179 UCX ERROR x",
         "[123456789.5] x", "[ +0.5] x", "[+.5] x", "[ 12.] x", "[Sun Nov 29 10:42:00 2026] x", "[Sun Nov  9 10:42:00 2026] x",
-        "[Sun Nov 29 10:42:00 26] x", "[Xyz Nov 29 10:42:00 2026] x", "[", "N", "2", ""}) {
+        "[Sun Nov 29 10:42:00 26] x", "[Xyz Nov 29 10:42:00 2026] x", "[", "N", "2", "",
+        // Hosts and program names around the sixteen bytes compared at once (evidence/line_channel.cc).
+        "Nov 29 10:40:00 gpu-0123456789ab kernel: x", "Nov 29 10:40:00 gpu-0123456789abc kernel: x",
+        "Nov 29 10:40:00 gpu-0123456789abcd kernel: x", "Nov 29 10:40:00 a.very-long_host.name.example.org kernel: x",
+        "Nov 29 10:40:00 123456789012345 kernel: x", "Nov 29 10:40:00 1234567890123456 kernel: x",
+        "Nov 29 10:40:00 12345678901234567 kernel: x", "Nov 29 10:40:00 12345678901234-5 kernel: x",
+        "Nov 29 10:40:00 gpu-7 nvidia-persistenced[1]: x", "Nov 29 10:40:00 gpu-7 nvidia-persistencedx[1]: x",
+        "Nov 29 10:40:00 gpu-7 nvidia-fabricmanager: x", "Nov 29 10:40:00 gpu-7 kernel:", "Nov 29 10:40:00 gpu-7 kernel",
+        "Nov 29 10:40:00 gpu-7 ", "Nov 29 10:40:00 gpu-7", "Nov 29 10:40:00 gpu\t7 kernel: x", "Nov 29 10:40:00 gpu@7 kernel: x",
+        "Nov 29 10:40:00 gpu-7 kern\xc3\xa9l: x", "Nov 29 10:40:00 \xc3\xa9gpu-7 kernel: x"}) {
     lines.emplace_back(extra);
   }
   namespace fs = std::filesystem;

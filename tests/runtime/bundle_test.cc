@@ -4,6 +4,8 @@
 #include <hs/hs.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 #include "ir/codec.h"
 #include "ir/sha256.h"
@@ -60,6 +62,58 @@ TEST(Bundle, RoundTripKeepsTheProgram) {
 }
 
 TEST(Bundle, SameRulesSameBytes) { EXPECT_EQ(bundleBytes(), bundleBytes()); }
+
+// The bundle with its log databases rewritten: `keep` says which of them (with the channel
+// markers, without) stay, in which order. The rest of the body is copied as it is.
+std::string withLogDatabases(const std::string& bytes, const std::vector<int>& keep) {
+  const size_t header = kBundleMagic.size() + 4;
+  ir::Reader r(std::string_view(bytes).substr(header, bytes.size() - header - 32));
+  std::string_view digest, program;
+  std::string name, version, attribc, hyperscan, markers;
+  uint64_t databases = 0;
+  EXPECT_TRUE(r.bytes(&digest) && r.string(&name) && r.string(&version) && r.string(&attribc) && r.string(&hyperscan) &&
+              r.string(&markers) && r.bytes(&program) && r.count(&databases));
+  EXPECT_EQ(databases, 2u);
+  struct Entry {
+    uint8_t stream;
+    uint64_t patterns, markers;
+    std::string_view serialized;
+  };
+  std::vector<Entry> entries(2);
+  for (Entry& e : entries) EXPECT_TRUE(r.u8(&e.stream) && r.varint(&e.patterns) && r.varint(&e.markers) && r.bytes(&e.serialized));
+  ir::Writer w;
+  w.bytes(digest);
+  for (const std::string* s : {&name, &version, &attribc, &hyperscan, &markers}) w.bytes(*s);
+  w.bytes(program);
+  w.varint(keep.size());
+  for (int k : keep) {
+    w.u8(entries[k].stream);
+    w.varint(entries[k].patterns);
+    w.varint(entries[k].markers);
+    w.bytes(entries[k].serialized);
+  }
+  return resealed(bytes.substr(0, header) + w.str() + std::string(32, '\0'));
+}
+
+// Every bundle holds the log database twice: with the channel markers, and without them for the
+// chunks whose every line a prefix classifies (ir/bundle_format.h). Both are needed, once each.
+TEST(Bundle, HoldsTheLogDatabaseWithAndWithoutTheChannelMarkers) {
+  const std::string bytes = bundleBytes();
+  std::string error;
+  auto bundle = runtime::loadBundle(bytes, &error);
+  ASSERT_TRUE(bundle) << error;
+  EXPECT_TRUE(bundle->logDatabase);
+  EXPECT_TRUE(bundle->logDatabaseWithoutMarkers);
+  ASSERT_TRUE(runtime::loadBundle(withLogDatabases(bytes, {1, 0}), &error)) << "either order: " << error;
+  EXPECT_FALSE(runtime::loadBundle(withLogDatabases(bytes, {0}), &error));
+  EXPECT_EQ(error, "corrupt bundle: no log database without channel markers");
+  EXPECT_FALSE(runtime::loadBundle(withLogDatabases(bytes, {1}), &error));
+  EXPECT_EQ(error, "corrupt bundle: no log database");
+  EXPECT_FALSE(runtime::loadBundle(withLogDatabases(bytes, {0, 0}), &error));
+  EXPECT_EQ(error, "corrupt bundle: unexpected database for stream 0");
+  EXPECT_FALSE(runtime::loadBundle(withLogDatabases(bytes, {1, 1}), &error));
+  EXPECT_EQ(error, "corrupt bundle: unexpected database for stream 0");
+}
 
 TEST(Bundle, EveryTruncationIsRefused) {
   std::string bytes = bundleBytes();

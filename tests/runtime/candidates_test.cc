@@ -2,6 +2,8 @@
 // by how few writers printed them and by time, bounded in memory, never shown as a cause.
 #include <gtest/gtest.h>
 
+#include "ir/ascii.h"
+#include "ir/telling_words.h"
 #include "runtime/telling_lines.h"
 #include "runtime/verdict_json.h"
 #include "tests/runtime/engine_util.h"
@@ -30,6 +32,17 @@ TEST(Candidates, DemotionsCountAsWholeWordsInAnyCaseAndOncePerLine) {
   EXPECT_EQ(tellingWeight(error, "DEBUG verify: 0 errors"), -3) << "two phrases add up";
   EXPECT_EQ(tellingWeight(error, "10 errors"), 2) << "'0 errors' must start a word";
   EXPECT_EQ(tellingWeight({}, "no errors"), 0) << "no telling word: no weight";
+}
+
+// The demotions are looked for at the starts of words only (demotionsIn skips the rest of each
+// word), so a phrase must begin with a letter or digit to be found at all.
+TEST(Candidates, EveryDemotionBeginsWithALetterOrDigit) {
+  for (const ir::TellingDemotion& d : ir::tellingDemotions()) {
+    ASSERT_FALSE(d.phrase.empty());
+    const char c = d.phrase.front();
+    EXPECT_TRUE(ir::asciiDigit(c) || ir::asciiUpper(c) || ir::asciiLowerCase(c)) << d.phrase;
+    EXPECT_LT(tellingWeight({2}, "x " + std::string(d.phrase) + " error"), tellingWeight({2}, "x error")) << d.phrase;
+  }
 }
 
 // A rule set that never matches: every verdict is unknown.
