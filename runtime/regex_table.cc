@@ -58,7 +58,6 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
     *error = fmt::format("PCRE2 cannot compile /{}/: {}", pattern.regex, reinterpret_cast<char*>(buffer));
     return nullptr;
   }
-  pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);  // best effort: the interpreter is the fallback
   std::unique_ptr<Regex> re(new Regex());
   re->code_ = compiled;
   re->required_ = ir::asciiLower(pattern.required);
@@ -77,6 +76,12 @@ std::unique_ptr<Regex> Regex::compile(const ir::Pattern& pattern, std::string* e
 }
 
 Regex::~Regex() { pcre2_code_free(code_); }
+
+void Regex::jitOnce() const {
+  // Best effort: where PCRE2 cannot JIT, pcre2_match interprets. call_once makes every thread
+  // wait for the compile to finish, after which code_ is only read.
+  std::call_once(jitted_, [this] { pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE); });
+}
 
 namespace {
 
@@ -113,6 +118,7 @@ bool holdsCaseless(std::string_view text, std::string_view literal) {
 bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures, bool* limited,
                   size_t* start) const {
   if (!holdsCaseless(text, required_)) return false;
+  jitOnce();
   // Match data sized for this pattern, one per thread and pattern shape; allocated lazily.
   thread_local std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
       pcre2_match_data_create(256, nullptr), pcre2_match_data_free);

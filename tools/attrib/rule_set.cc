@@ -5,11 +5,11 @@
 #include <hs/hs.h>
 #include <link.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "attrib_version.h"
 #include "compiler/bundle_writer.h"
@@ -138,10 +138,17 @@ std::shared_ptr<const runtime::Engine> loadRuleSet(const std::vector<std::string
                            path);
       return nullptr;
     }
-    std::stringstream all;
+    // Read in one piece into a buffer of the file's size: a bundle is megabytes, and a stream
+    // copied into a string copied it twice (about 3 ms of every run's start).
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    std::string bytes(size > 0 ? static_cast<size_t>(size) : 0, '\0');
     in.seekg(0);
-    all << in.rdbuf();
-    return engineFrom(all.str(), path, options, error);
+    if (size < 0 || !in.read(bytes.data(), size)) {
+      *error = fmt::format("{}: cannot read the bundle: {}", path, std::strerror(errno));
+      return nullptr;
+    }
+    return engineFrom(bytes, path, options, error);
   }
 
   DiagnosticSink sink;
