@@ -395,6 +395,11 @@ class ChunkedReader final : public LogReader {
       map_->release(offset_);
       released_ = offset_;
     }
+    // The next 4 MiB's page tables, when the reader comes within 2 MiB of the last populated.
+    if (offset_ + (2u << 20) >= populated_ && populated_ < map_->size()) {
+      map_->populate(populated_, offset_ + (4u << 20));
+      populated_ = offset_ + (4u << 20);
+    }
     struct stat st;
     const uint64_t mapped = map_->size();
     uint64_t now = mapped;
@@ -558,6 +563,7 @@ class ChunkedReader final : public LogReader {
   std::string path_;
   std::string shrinkError_;          // published by finish()
   uint64_t released_ = 0;            // the mapping's pages below this were given back
+  uint64_t populated_ = 0;           // the mapping's page tables below this were populated
   char* window_ = nullptr;           // buffer_.get(), or the mapping from offset_ on
   size_t end_ = 0;
   size_t delivered_ = 0;    // length of the chunk last returned, still at the buffer's front

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <mutex>
@@ -122,6 +123,18 @@ void MappedFile::release(size_t upTo) {
   if (end <= released_) return;
   (void)::madvise(data_ + released_, end - released_, MADV_DONTNEED);
   released_ = end;
+}
+
+void MappedFile::populate(size_t from, size_t to) {
+#if defined(MADV_POPULATE_READ)
+  from &= ~static_cast<size_t>(gPageSize - 1);
+  to = std::min(to, size_);
+  if (from >= to) return;
+  (void)::madvise(data_ + from, to - from, MADV_POPULATE_READ);
+#else
+  (void)from;
+  (void)to;
+#endif
 }
 
 bool MappedFile::faulted() const { return gSlots[slot_].faulted.load(std::memory_order_acquire); }
