@@ -2,6 +2,8 @@
 // by how few writers printed them and by time, bounded in memory, never shown as a cause.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "ir/ascii.h"
 #include "ir/telling_words.h"
 #include "runtime/telling_lines.h"
@@ -32,6 +34,40 @@ TEST(Candidates, DemotionsCountAsWholeWordsInAnyCaseAndOncePerLine) {
   EXPECT_EQ(tellingWeight(error, "DEBUG verify: 0 errors"), -3) << "two phrases add up";
   EXPECT_EQ(tellingWeight(error, "10 errors"), 2) << "'0 errors' must start a word";
   EXPECT_EQ(tellingWeight({}, "no errors"), 0) << "no telling word: no weight";
+}
+
+// demotionsIn walks a line sixteen bytes at a time (SSE2 compare masks): it must find what a
+// plain search for every phrase as whole words finds, wherever the phrases fall against the
+// sixteen-byte blocks (across them, at the ends, inside longer words).
+TEST(Candidates, DemotionsAreFoundWhereverTheyFallAgainstTheBlocks) {
+  auto wordByte = [](char c) { return ir::asciiDigit(c) || ir::asciiUpper(c) || ir::asciiLowerCase(c); };
+  auto reference = [&](const std::string& line) {
+    int weight = 0;
+    for (const ir::TellingDemotion& d : ir::tellingDemotions()) {
+      const std::string p = ir::asciiLower(d.phrase);
+      const std::string l = ir::asciiLower(line);
+      for (size_t at = l.find(p); at != std::string::npos; at = l.find(p, at + 1)) {
+        const bool before = at > 0 && wordByte(line[at - 1]);
+        const bool after = at + p.size() < line.size() && wordByte(line[at + p.size()]);
+        if (!before && !after) {
+          weight += d.weight;
+          break;
+        }
+      }
+    }
+    return weight;
+  };
+  const std::vector<std::string> pieces = {"INFO", "info", "Info", "DEBUG", "trace", "0 errors", "no errors", "No Error",
+                                           "errors: 0", "without error", "WITHOUT ERRORS", "x", "INFOx", "xINFO", "10",
+                                           " ", "  ", ":", "-", "_", "[", "]", "error", "0", "no", "e", "n", "\xe9"};
+  std::mt19937 rng(7);
+  for (int n = 0; n < 20000; ++n) {
+    std::string line;
+    const size_t parts = rng() % 24;
+    for (size_t k = 0; k < parts; ++k) line += pieces[rng() % pieces.size()];
+    // Weight 2 (an error was reported) plus the demotions, floored at nothing: compare the sums.
+    ASSERT_EQ(tellingWeight({2}, line) - 2, reference(line)) << "'" << line << "'";
+  }
 }
 
 // The demotions are looked for at the starts of words only (demotionsIn skips the rest of each
