@@ -124,14 +124,23 @@ std::string nodeOfHost(std::string_view host, const std::vector<std::string>& no
   return std::string(host);
 }
 
-// Where a file's chunks keep their lines' parsed prefixes: one slot per line of the largest
-// chunk so far, kept across chunks (no allocation per chunk or per line; LinePrefix is trivially
-// destructible), a flag per line, and the order lines were parsed in.
+// Where a thread's chunks keep their lines' parsed prefixes: one slot per line of the largest
+// chunk so far, kept across chunks and files (no allocation per chunk or per line; LinePrefix is
+// trivially destructible), a flag per line, and the order lines were parsed in.
 struct PrefixStore {
   std::vector<LinePrefix> slots;
   std::vector<uint8_t> parsed;
   std::vector<uint32_t> order;
 };
+
+// The calling thread's store, kept from file to file: a file's first chunk used to allocate and
+// construct its thousands of slots anew (fresh pages, faulted in), 0.8% of a quiet scan's time
+// over 48 files. One FileScan at a time uses it (a thread scans its files one after another),
+// and each chunk's scan begins by forgetting what the last one parsed (ChunkLines).
+PrefixStore& threadPrefixStore() {
+  thread_local PrefixStore store;
+  return store;
+}
 
 // The lines of one chunk with their prefixes parsed on demand (records, times, identities).
 // A reference to a line's prefix stays valid for the chunk's whole scan.
@@ -794,7 +803,7 @@ class FileScan {
   const std::vector<const LogLine*>* lines_;  // in-memory lines, or null for a file
   const std::string location_;                // how instances name the file
   std::string formBuffer_, writerBuffer_;      // collectTelling's, kept across lines
-  PrefixStore prefixStore_;                    // the chunks' parsed prefixes (ChunkLines)
+  PrefixStore& prefixStore_ = threadPrefixStore();  // the chunks' parsed prefixes (ChunkLines)
   PrefixOptions prefix_;
   ir::Channel hint_ = ir::Channel::Application;
   std::vector<Hit> hits_, markers_, telling_;
