@@ -5,6 +5,7 @@
 // databases). A chunk that holds one line no prefix claims is scanned with the markers, and that
 // line is still found by its literal marker.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
