@@ -6,11 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "evidence/byte_masks.h"
 #include "ir/ascii.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace attrib::evidence {
 namespace {
@@ -132,10 +129,7 @@ bool isoTime(std::string_view s, size_t* at) {
 enum class Bytes { Host, Digit, NameEnd };
 unsigned bytesOf16(const char* p, Bytes bytes) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  auto inRange = [&](char lo, char hi) {
-    const __m128i t = _mm_sub_epi8(v, _mm_set1_epi8(lo));
-    return _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(static_cast<char>(hi - lo))), t);
-  };
+  auto inRange = [&](char lo, char hi) { return bytesInRange(v, lo, hi); };
   auto is = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
   __m128i m;
   switch (bytes) {

@@ -52,8 +52,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/log_channels.h"
 #include "evidence/line_channel.h"
+#include "ir/log_channels.h"
 
 namespace attrib::evidence {
 

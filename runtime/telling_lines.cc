@@ -4,10 +4,7 @@
 #include <array>
 #include <tuple>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "evidence/byte_masks.h"
 #include "ir/ascii.h"
 #include "ir/telling_words.h"
 
@@ -120,16 +117,12 @@ int demotionsIn(std::string_view line) {
   // a byte and a branch at a time. The scalar loop below finishes the last bytes.
   if (phrases.firsts.size() <= 8) {
     const __m128i caseBit = _mm_set1_epi8(0x20);
-    auto inRange = [](__m128i v, char lo, char hi) {
-      const __m128i t = _mm_sub_epi8(v, _mm_set1_epi8(lo));
-      return _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(static_cast<char>(hi - lo))), t);
-    };
     unsigned previousWord = 0;  // whether the byte before the block is a word byte
     for (; i + 16 <= size; i += 16) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line.data() + i));
       const __m128i lowered = _mm_or_si128(v, caseBit);
       const auto word = static_cast<unsigned>(
-          _mm_movemask_epi8(_mm_or_si128(inRange(lowered, 'a', 'z'), inRange(v, '0', '9'))));
+          _mm_movemask_epi8(_mm_or_si128(evidence::bytesInRange(lowered, 'a', 'z'), evidence::bytesInRange(v, '0', '9'))));
       __m128i first = _mm_setzero_si128();
       for (char c : phrases.firsts) first = _mm_or_si128(first, _mm_cmpeq_epi8(lowered, _mm_set1_epi8(c)));
       const unsigned starts = word & ~((word << 1) | previousWord) & 0xffffu;
