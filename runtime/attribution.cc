@@ -28,6 +28,7 @@ Verdict Attributor::attribute(Evidence evidence, const AttributionLimits& limits
   applyFilters(run);
   deriveInstances(run);
   for (ir::Phase phase : {ir::Phase::Early, ir::Phase::Main, ir::Phase::Final}) runRules(run, phase);
+  inferNodes(run);
   run.root = selectRoot(run);
   run.outcomes = evaluateOutcomes(run);
   runRules(run, ir::Phase::PostOutcome);

@@ -8,6 +8,7 @@
 //   applyFilters                       phase_filter.cc    filters in declaration order
 //   deriveInstances                    phase_derive.cc    `on ranks`, `on nodes`
 //   runRules                           phase_rules.cc     a phase's rules, its explanations
+//   inferNodes                         phase_node.cc      a nodeless cause: the node of what it explains
 //   selectRoot, evaluateOutcomes       phase_root.cc      the root cause, the outcomes that hold
 //   assembleVerdict                    phase_verdict.cc   the Verdict
 //
@@ -51,6 +52,8 @@ struct AttributionRun {
   std::vector<Instance> instances;
   InstanceIndex index;
   std::vector<std::string> truncatedRules;  // rules stopped at limits.maxRuleEvaluations
+  // inferNodes' answer: (instance, the explained instance whose node it took), by instance index
+  std::vector<std::pair<int32_t, int32_t>> inferredNodes;
   int32_t root = -1;                        // selectRoot's answer: an index into instances
   std::vector<size_t> outcomes;             // evaluateOutcomes' answer: outcome ids that hold
 
@@ -84,6 +87,7 @@ void orderInstances(AttributionRun& run);
 void applyFilters(AttributionRun& run);
 void deriveInstances(AttributionRun& run);
 void runRules(AttributionRun& run, ir::Phase phase);
+void inferNodes(AttributionRun& run);
 int32_t selectRoot(const AttributionRun& run);
 std::vector<size_t> evaluateOutcomes(AttributionRun& run);
 Verdict assembleVerdict(const AttributionRun& run);

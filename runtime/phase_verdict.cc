@@ -234,6 +234,13 @@ Verdict assembleVerdict(const AttributionRun& run) {
       v.confidence *= 0.9;
       v.confidenceNotes.push_back("the root cause's time was estimated from neighbouring lines");
     }
+    for (const auto& [inst, from] : run.inferredNodes) {
+      if (inst != root) continue;
+      const Instance& t = instances[static_cast<size_t>(from)];
+      v.confidenceNotes.push_back(fmt::format(
+          "the root cause's node {} is that of the {} line it explains (rule {}); its own lines name no node",
+          t.node, program.symptoms[static_cast<size_t>(t.symptom)].name, program.rules[static_cast<size_t>(t.explainRule)].name));
+    }
   }
   // A rule cut short may have missed an explanation, so the verdict rests on a partial search:
   // once, however many rules stopped, like missing evidence.
