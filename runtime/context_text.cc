@@ -72,15 +72,6 @@ class TextReads {
 
 std::array<SlotSet, ir::kMaxSlots> unknownSlots() { return {}; }  // every slot: any instance
 
-void conjuncts(const ir::Expr& e, std::vector<const ir::Expr*>* out) {
-  if (e.op == ir::Op::And && e.operands.size() == 2) {
-    conjuncts(e.operands[0], out);
-    conjuncts(e.operands[1], out);
-  } else {
-    out->push_back(&e);
-  }
-}
-
 // A top-level conjunct `x.role != "R"` or `x.role == "R"` (either side): the slot, the role
 // and whether it must equal it; -1 otherwise.
 int32_t roleTest(const ir::Expr& e, std::string* role, bool* equal) {

@@ -12,15 +12,6 @@ namespace {
 using ir::Expr;
 using ir::Op;
 
-void conjuncts(const Expr& e, std::vector<const Expr*>* out) {
-  if (e.op == Op::And && e.operands.size() == 2) {
-    conjuncts(e.operands[0], out);
-    conjuncts(e.operands[1], out);
-  } else {
-    out->push_back(&e);
-  }
-}
-
 // The binding whose symptom alone decides `e` (IsSymptom tests on one slot under not/and/or), or
 // -1 when `e` reads anything else.
 int32_t symptomOnlySlot(const Expr& e) {
@@ -102,6 +93,15 @@ std::string offsetText(int64_t ns) {
 }
 
 }  // namespace
+
+void conjuncts(const ir::Expr& e, std::vector<const ir::Expr*>* out) {
+  if (e.op == Op::And && e.operands.size() == 2) {
+    conjuncts(e.operands[0], out);
+    conjuncts(e.operands[1], out);
+  } else {
+    out->push_back(&e);
+  }
+}
 
 JoinPlan planJoin(const ir::Program& program, const ir::Rule& rule) {
   JoinPlan plan;

@@ -54,6 +54,10 @@ struct JoinPlan {
   std::vector<BindingPlan> bindings;  // one per binding of the rule
 };
 
+// The top-level conjuncts of `e` (C1 and C2 and ... gives C1, C2, ...; anything else gives `e`),
+// in order: what a plan, the compact-text analysis and node inference read of a where-clause.
+void conjuncts(const ir::Expr& e, std::vector<const ir::Expr*>* out);
+
 // The plan of `rule` of `program` (rules without bindings: an empty plan).
 JoinPlan planJoin(const ir::Program& program, const ir::Rule& rule);
 

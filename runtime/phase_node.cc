@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/attribution_run.h"
+#include "runtime/join_plan.h"
 
 namespace attrib::runtime {
 namespace {
@@ -45,15 +46,6 @@ std::optional<std::pair<int32_t, int32_t>> nullTolerantSameNode(const Expr& e) {
   auto l = nodeLess(o.operands[0]), r = nodeLess(o.operands[1]);
   if (!l || !r || l->first != r->second || l->second != r->first) return std::nullopt;
   return std::make_pair(std::min(l->first, l->second), std::max(l->first, l->second));
-}
-
-void conjuncts(const Expr& e, std::vector<const Expr*>* out) {
-  if (e.op == Op::And && e.operands.size() == 2) {
-    conjuncts(e.operands[0], out);
-    conjuncts(e.operands[1], out);
-  } else {
-    out->push_back(&e);
-  }
 }
 
 // Whether `rule`'s where-clause puts bindings `x` and `y` null-tolerantly on the same node.
