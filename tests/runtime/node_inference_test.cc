@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "runtime/verdict.h"
 #include "tests/runtime/engine_util.h"
@@ -59,11 +62,19 @@ bool hasNote(const runtime::Verdict& v, const std::string& part) {
                      [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
-TEST(NodeInference, ANodelessCauseTakesTheNodeOfWhatItExplainsOnTheSameNode) {
+// Diagnoses application lines (node, time of day, text) of 2026-01-01 with kRules.
+runtime::Verdict diagnoseLines(std::initializer_list<std::tuple<std::string, std::string, std::string>> lines) {
   auto engine = testing::engineFor(kRules);
-  ASSERT_TRUE(engine);
-  auto v = diagnose(*engine, {line("", "applog", "2026-01-01T10:00:00Z", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."),
-                              line("", "applog", "2026-01-01T10:00:01Z", "srun: error: gpu-a17: task 0: Out Of Memory")});
+  EXPECT_TRUE(engine);
+  if (!engine) return {};
+  std::vector<evidence::LogLine> in;
+  for (const auto& [node, time, text] : lines) in.push_back(line(node, "applog", "2026-01-01T" + time + "Z", text));
+  return diagnose(*engine, in);
+}
+
+TEST(NodeInference, ANodelessCauseTakesTheNodeOfWhatItExplainsOnTheSameNode) {
+  auto v = diagnoseLines({{"", "10:00:00", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."},
+                          {"", "10:00:01", "srun: error: gpu-a17: task 0: Out Of Memory"}});
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->symptom, "t.oom_event");
   EXPECT_EQ(v.root->node, "gpu-a17");
@@ -73,10 +84,8 @@ TEST(NodeInference, ANodelessCauseTakesTheNodeOfWhatItExplainsOnTheSameNode) {
 }
 
 TEST(NodeInference, ARuleWithoutANodeRelationSaysNothingOfTheRootsNode) {
-  auto engine = testing::engineFor(kRules);
-  ASSERT_TRUE(engine);
-  auto v = diagnose(*engine, {line("", "applog", "2026-01-01T10:00:00Z", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."),
-                              line("n4", "applog", "2026-01-01T10:00:01Z", "rank 3: peer timed out")});
+  auto v = diagnoseLines({{"", "10:00:00", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."},
+                          {"n4", "10:00:01", "rank 3: peer timed out"}});
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->symptom, "t.oom_event");
   EXPECT_EQ(v.root->node, "");
@@ -85,22 +94,18 @@ TEST(NodeInference, ARuleWithoutANodeRelationSaysNothingOfTheRootsNode) {
 }
 
 TEST(NodeInference, WhatItExplainsOnTwoNodesLeavesTheRootWithout) {
-  auto engine = testing::engineFor(kRules);
-  ASSERT_TRUE(engine);
-  auto v = diagnose(*engine, {line("", "applog", "2026-01-01T10:00:00Z", "slurmstepd: error: Detected 2 oom-kill event(s) in StepId=7.0."),
-                              line("", "applog", "2026-01-01T10:00:01Z", "srun: error: gpu-a17: task 0: Out Of Memory"),
-                              line("", "applog", "2026-01-01T10:00:01Z", "srun: error: gpu-a18: task 8: Out Of Memory")});
+  auto v = diagnoseLines({{"", "10:00:00", "slurmstepd: error: Detected 2 oom-kill event(s) in StepId=7.0."},
+                          {"", "10:00:01", "srun: error: gpu-a17: task 0: Out Of Memory"},
+                          {"", "10:00:01", "srun: error: gpu-a18: task 8: Out Of Memory"}});
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->node, "");
   EXPECT_TRUE(v.badNodes.empty());
 }
 
 TEST(NodeInference, ANodeMovesUpAChainOfSuchRules) {
-  auto engine = testing::engineFor(kRules);
-  ASSERT_TRUE(engine);
-  auto v = diagnose(*engine, {line("", "applog", "2026-01-01T09:59:59Z", "step marker"),
-                              line("", "applog", "2026-01-01T10:00:00Z", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."),
-                              line("", "applog", "2026-01-01T10:00:01Z", "srun: error: gpu-a17: task 0: Out Of Memory")});
+  auto v = diagnoseLines({{"", "09:59:59", "step marker"},
+                          {"", "10:00:00", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."},
+                          {"", "10:00:01", "srun: error: gpu-a17: task 0: Out Of Memory"}});
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->symptom, "t.marker");
   EXPECT_EQ(v.root->node, "gpu-a17");
@@ -108,10 +113,8 @@ TEST(NodeInference, ANodeMovesUpAChainOfSuchRules) {
 }
 
 TEST(NodeInference, ANodeTheRootsOwnLinesNameIsKept) {
-  auto engine = testing::engineFor(kRules);
-  ASSERT_TRUE(engine);
-  auto v = diagnose(*engine, {line("gpu-a16", "applog", "2026-01-01T10:00:00Z", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."),
-                              line("", "applog", "2026-01-01T10:00:01Z", "srun: error: gpu-a17: task 0: Out Of Memory")});
+  auto v = diagnoseLines({{"gpu-a16", "10:00:00", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=7.0."},
+                          {"", "10:00:01", "srun: error: gpu-a17: task 0: Out Of Memory"}});
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->node, "gpu-a16");
   EXPECT_FALSE(hasNote(v, "is that of the"));
