@@ -11,7 +11,6 @@
 // t's node says nothing about the root's. A root that explains lines of several nodes so keeps
 // none. The verdict says the node was inferred (phase_verdict.cc).
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "runtime/attribution_run.h"
@@ -76,7 +75,8 @@ void inferNodes(AttributionRun& run) {
   }
   // A root may be explained in turn (a chain); each pass moves a node one link up.
   for (int pass = 0; pass < 4; ++pass) {
-    std::vector<std::optional<std::string>> node(run.instances.size());
+    // Per instance: the first explained instance that names a node for it (-1: none), and
+    // whether another names a different node. Indices, not node copies: a dense run has 10^5+.
     std::vector<int32_t> from(run.instances.size(), -1);
     std::vector<char> conflict(run.instances.size(), 0);
     for (size_t t = 0; t < run.instances.size(); ++t) {
@@ -85,17 +85,16 @@ void inferNodes(AttributionRun& run) {
       if (static_cast<size_t>(inst.explainRule) >= relates.size() || !relates[static_cast<size_t>(inst.explainRule)]) continue;
       const size_t r = static_cast<size_t>(inst.explainedBy);
       if (!run.instances[r].node.empty()) continue;
-      if (!node[r]) {
-        node[r] = inst.node;
+      if (from[r] < 0) {
         from[r] = static_cast<int32_t>(t);
-      } else if (*node[r] != inst.node) {
+      } else if (run.instances[static_cast<size_t>(from[r])].node != inst.node) {
         conflict[r] = 1;
       }
     }
     bool changed = false;
-    for (size_t r = 0; r < node.size(); ++r) {
-      if (!node[r] || conflict[r]) continue;
-      run.instances[r].node = *node[r];
+    for (size_t r = 0; r < from.size(); ++r) {
+      if (from[r] < 0 || conflict[r]) continue;
+      run.instances[r].node = run.instances[static_cast<size_t>(from[r])].node;
       run.inferredNodes.push_back({static_cast<int32_t>(r), from[r]});
       changed = true;
     }
