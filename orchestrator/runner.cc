@@ -120,7 +120,7 @@ RunSummary runBlueprint(Blueprint& blueprint, const runtime::Engine& engine, std
         if (stored) {
           ++summary.attributed;
           note(fmt::format("{}: {} [{}] {:.2f}", id, verdict.outcomes.empty() ? "unknown" : verdict.outcomes[0].name,
-                           verdict.outcomes.empty() ? "unknown" : verdict.outcomes[0].family, verdict.confidence));
+                           runtime::verdictFamily(verdict), verdict.confidence));
         } else {
           ++summary.failed;
         }

@@ -159,7 +159,7 @@ void familyLine(Writer& w, const std::string& family) {
 void answer(Writer& w, const Verdict& v) {
   bool unknown = v.outcomes.empty();
   bool ok = v.workload.state == ir::State::Completed && unknown;
-  std::string family = unknown ? "unknown" : v.outcomes[0].family;
+  std::string family = runtime::verdictFamily(v);
   w.open("section", {{"id", "answer"}, {"class", unknown ? (ok ? "answer ok" : "answer unknown") : "answer"}});
   w.element("h1", {{"id", "outcome"}},
             unknown ? (ok ? "Completed: no failure found" : "Unknown: no failure pattern matched")
@@ -178,6 +178,14 @@ void answer(Writer& w, const Verdict& v) {
     w.open("dd").element("code", v.outcomes[0].name);
     for (size_t i = 1; i < v.outcomes.size(); ++i) w.text(i == 1 ? "; also " : ", ").element("code", v.outcomes[i].name);
     w.close();
+  } else if (v.familyHint) {
+    const runtime::FamilyHint& h = *v.familyHint;
+    w.element("dt", "family hint");
+    w.open("dd", {{"id", "family-hint"}})
+        .text(fmt::format("no rule matched; the telling lines below point at {} (", h.family))
+        .element("code", h.word)
+        .text(fmt::format(" in line {})", h.candidate + 1))
+        .close();
   }
   w.element("dt", "root cause");
   w.open("dd", {{"id", "root-cause"}});
@@ -440,7 +448,7 @@ std::string renderReport(const Verdict& v, const ReportOptions& options) {
   evidenceSection(w, v);
   if (v.outcomes.empty() && !v.candidates.empty()) candidatesSection(w, v.candidates);
   coverageSection(w, v);
-  familiesSection(w, v.outcomes.empty() ? "unknown" : v.outcomes[0].family);
+  familiesSection(w, runtime::verdictFamily(v));
   w.open("footer");
   w.text(fmt::format("Written by {} from the verdict of {} with rule set {} {} ({}).", options.generator,
                      v.workload.id.empty() ? "a workload" : v.workload.id, v.rulesetName, v.rulesetVersion, v.rulesetDigest));

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "runtime/family_hint.h"
+
 namespace attrib::runtime {
 
 namespace {
@@ -53,7 +55,10 @@ Verdict Engine::diagnose(WorkloadEvidence input, const DiagnoseOptions& options)
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   Verdict verdict = attributor_->attribute(std::move(evidence), options.limits);
   // A verdict no rule explains still says where to look (never as a cause).
-  if (verdict.outcomes.empty()) verdict.candidates = scanned.telling.best(kCandidates);
+  if (verdict.outcomes.empty()) {
+    verdict.candidates = scanned.telling.best(kCandidates);
+    verdict.familyHint = familyHint(verdict.candidates, verdict.workload.state);
+  }
   verdict.stats.evaluator = evaluator_.name;
   verdict.stats.evaluatorNote = evaluator_.fallbackReason;
   return verdict;

@@ -84,6 +84,12 @@ ordered_json nodesJson(const std::vector<NodeFinding>& nodes) {
 
 }  // namespace
 
+std::string verdictFamily(const Verdict& v) {
+  if (!v.outcomes.empty()) return v.outcomes[0].family;
+  if (v.familyHint) return v.familyHint->family;
+  return "unknown";
+}
+
 std::string toJson(const Verdict& v, const RenderOptions& options) {
   ordered_json j;
   j["schema"] = "attrib.verdict/v1";
@@ -106,7 +112,8 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
   ordered_json outcomes = ordered_json::array();
   for (const auto& o : v.outcomes) outcomes.push_back({{"name", o.name}, {"family", o.family}, {"title", o.title}});
   if (v.outcomes.empty()) {
-    outcomes.push_back({{"name", "unknown"}, {"family", "unknown"}, {"title", "No failure pattern matched"}});
+    // The family is the hint's when there is one (a hint, no outcome: `family_hint` says so).
+    outcomes.push_back({{"name", "unknown"}, {"family", verdictFamily(v)}, {"title", "No failure pattern matched"}});
   }
   j["outcome"] = std::move(outcomes);
   j["root_cause"] = v.root ? findingJson(*v.root) : ordered_json();
@@ -141,6 +148,12 @@ std::string toJson(const Verdict& v, const RenderOptions& options) {
                           {"writers", c.writers}});
   }
   j["candidates"] = std::move(candidates);
+  if (v.familyHint) {
+    const FamilyHint& h = *v.familyHint;
+    j["family_hint"] = {{"family", h.family}, {"word", h.word}, {"weight", h.weight}, {"candidate", h.candidate}};
+  } else {
+    j["family_hint"] = nullptr;
+  }
   ordered_json reports = ordered_json::array();
   for (const auto& r : v.reports) {
     reports.push_back({{"connector", r.connector},
@@ -181,7 +194,12 @@ std::string toText(const Verdict& v) {
   const Workload& w = v.workload;
   out += fmt::format("workload   {}  ({}{})\n", w.id.empty() ? "-" : w.id, ir::stateName(w.state),
                      w.exitCode ? fmt::format(", exit code {}", *w.exitCode) : "");
-  if (v.outcomes.empty()) {
+  if (v.outcomes.empty() && v.familyHint) {
+    const FamilyHint& h = *v.familyHint;
+    out += fmt::format("outcome    unknown: no failure pattern matched; the telling lines point at {} ('{}', line {} "
+                       "below)\n",
+                       h.family, h.word, h.candidate + 1);
+  } else if (v.outcomes.empty()) {
     out += "outcome    unknown: no failure pattern matched\n";
   } else {
     for (size_t i = 0; i < v.outcomes.size(); ++i) {

@@ -83,6 +83,15 @@ struct Candidate {
   uint64_t writers = 0;   // distinct hosts, ranks or tasks that printed them
 };
 
+// The family an unknown verdict's candidates point at (runtime/family_hint.h): a hint, no outcome.
+struct FamilyHint {
+  std::string family;
+  std::string word;      // the family word as the line holds it
+  int weight = 0;        // 3 names one layer's fault, 2 leans to one, 1 where an error surfaced
+  size_t candidate = 0;  // index into Verdict::candidates of the line that holds it
+  size_t table = 0;      // which table of family words (runtime/family_hint.cc) matched
+};
+
 struct OutcomeFinding {
   std::string name, family, title;
   std::vector<std::string> actions;
@@ -101,6 +110,9 @@ struct Verdict {
   std::vector<std::string> confidenceNotes;
   // Only when no outcome holds: the most telling lines, best first (at most five).
   std::vector<Candidate> candidates;
+  // Only when no outcome holds and the workload is not known to have completed: the family the
+  // candidates point at. The outcomes stay empty and the confidence 0.
+  std::optional<FamilyHint> familyHint;
   // Empty when evidence that the rules read was read; otherwise why not ("no evidence was
   // read", "no rule reads the 120 lines read"), also the last confidence note. A verdict on no
   // evidence says nothing about the workload, and tools say so (attrib diagnose exits 3).
@@ -119,6 +131,9 @@ struct Verdict {
   } stats;
   // Stats that vary between runs (timings) are left out of `deterministic` renderings.
 };
+
+// The verdict's family: its primary outcome's; else its family hint's; else "unknown".
+std::string verdictFamily(const Verdict& v);
 
 struct RenderOptions {
   bool timings = true;  // false: elapsed times are rendered as 0 (byte-identical output)

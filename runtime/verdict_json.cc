@@ -214,7 +214,7 @@ Verdict verdictOf(const ordered_json& j) {
   object(j, "", {"schema", "workload", "terminal_state", "outcome", "root_cause", "bad_nodes", "interesting_nodes",
                  "other_causes", "downstream", "recommendation", "confidence", "confidence_notes", "connector_reports",
                  "symptom_counts", "ruleset", "stats"},
-         {"symptoms", "candidates"});
+         {"symptoms", "candidates", "family_hint"});
   Verdict v;
   const ordered_json& w = object(j["workload"], "workload", {"id", "scheduler", "name", "state", "exit_code", "start", "end", "nodes", "ranks"});
   v.workload.id = str(w, "workload", "id");
@@ -242,11 +242,22 @@ Verdict verdictOf(const ordered_json& j) {
     o.title = str(outcomes[i], path, "title");
     v.outcomes.push_back(std::move(o));
   }
-  // toJson writes no outcome as this one entry.
-  if (v.outcomes.size() == 1 && v.outcomes[0].name == "unknown" && v.outcomes[0].family == "unknown" &&
+  if (j.contains("family_hint") && !j["family_hint"].is_null()) {
+    const ordered_json& h = object(j["family_hint"], "family_hint", {"family", "word", "weight", "candidate"});
+    FamilyHint hint;
+    hint.family = str(h, "family_hint", "family");
+    hint.word = str(h, "family_hint", "word");
+    hint.weight = static_cast<int>(integerOf(h["weight"], "family_hint.weight"));
+    hint.candidate = unsignedOf(h["candidate"], "family_hint.candidate");
+    v.familyHint = std::move(hint);
+  }
+  // toJson writes no outcome as this one entry, with the family hint's family when there is one.
+  if (v.outcomes.size() == 1 && v.outcomes[0].name == "unknown" &&
+      v.outcomes[0].family == (v.familyHint ? v.familyHint->family : "unknown") &&
       v.outcomes[0].title == "No failure pattern matched") {
     v.outcomes.clear();
   }
+  if (v.familyHint && !v.outcomes.empty()) fail("family_hint", "must be null when an outcome matched");
   if (!j["root_cause"].is_null()) v.root = finding(j["root_cause"], "root_cause");
   v.badNodes = nodes(j, "bad_nodes");
   v.interestingNodes = nodes(j, "interesting_nodes");

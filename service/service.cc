@@ -215,7 +215,7 @@ std::string Service::attribute(const evidence::Workload& workload, wire::Observa
 runtime::Verdict Service::diagnose(evidence::WorkloadEvidence evidence) {
   runtime::Verdict v = engine()->diagnose(std::move(evidence));
   std::lock_guard<std::mutex> lock(metricsMu_);
-  ++verdicts_[v.outcomes.empty() ? "unknown" : v.outcomes[0].family];
+  ++verdicts_[runtime::verdictFamily(v)];
   bytesScanned_ += v.stats.bytesScanned;
   return v;
 }

@@ -90,7 +90,7 @@ VerdictRows verdictRows(const runtime::Verdict& v, int64_t createdNs, const std:
                   "root_symptom", "root_node", "root_time_ns", "confidence", "actions_json", "attrib_version", "created_ns",
                   "verdict_json"},
                  {{id, digest, v.rulesetName, v.rulesetVersion, primary ? Field{primary->name} : Field{},
-                   primary ? primary->family : std::string("unknown"), primary ? Field{primary->title} : Field{}, rootSymptom,
+                   runtime::verdictFamily(v), primary ? Field{primary->title} : Field{}, rootSymptom,
                    rootNode, rootTime, v.confidence, jsonArray(v.actions), attribVersion, createdNs, runtime::toJson(v, render)}}};
 
   TableRows bad{"bad_nodes", {"node", "symptoms_json"}, {}};
