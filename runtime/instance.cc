@@ -5,6 +5,26 @@
 
 namespace attrib::runtime {
 
+namespace {
+const std::string& none() {
+  static const std::string empty;
+  return empty;
+}
+}  // namespace
+
+const std::string& Place::connector() const { return source ? source->connector : none(); }
+const std::string& Place::location() const { return source ? source->location : none(); }
+
+Place Place::make(std::string connector, std::string location, uint64_t offset, uint64_t line) {
+  Place p;
+  p.source = std::make_shared<const Source>(Source{std::move(connector), std::move(location)});
+  p.offset = offset;
+  p.line = line;
+  return p;
+}
+
+Place Place::of(const evidence::Provenance& p) { return make(p.connector, p.location, p.offset, p.line); }
+
 void sortEarlierFirst(std::vector<Instance>& instances) {
   if (std::is_sorted(instances.begin(), instances.end(), earlier)) return;
   // order[i]: the index of the instance that belongs at position i. Ties on (time, sequence)

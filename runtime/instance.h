@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,26 @@
 namespace attrib::runtime {
 
 inline constexpr int64_t kTimeUnknown = INT64_MAX;
+
+// Where an instance's record is: its source (connector and location) and its place in it. The
+// source is shared by every instance of one file or stream: a dense file gives 10^5-10^6
+// instances, and a copy of its path in each was tens of MB at refinement's peak
+// (docs/performance.md). A source is never changed once made, so sharing it is safe across threads.
+struct Place {
+  struct Source {
+    std::string connector;  // "files", "loki", ...
+    std::string location;   // a file path, or a stream selector
+  };
+  std::shared_ptr<const Source> source;  // null: no source known (connector and location "")
+  uint64_t offset = 0;  // byte offset in the (decompressed) file, or index in the stream
+  uint64_t line = 0;    // 1-based line number, 0 when not line-based
+
+  const std::string& connector() const;
+  const std::string& location() const;
+  // A place with a source of its own (a caller that makes many places of one source shares one).
+  static Place make(std::string connector, std::string location, uint64_t offset = 0, uint64_t line = 0);
+  static Place of(const evidence::Provenance& p);
+};
 
 // Field order packs the small fields together (an instance is ~400 bytes and a dense log has
 // 10^5-10^6 of them, held twice while the scanner merges its files' lists); the JIT measures
@@ -40,7 +61,7 @@ struct Instance {
   // Scheduler evidence
   std::optional<int64_t> exitCode, signal;
   std::string reason;
-  Provenance where;
+  Place where;
   // A total order for instances at the same time: the order evidence was read in, made
   // deterministic by sorting sources by name.
   uint64_t sequence = 0;

@@ -210,7 +210,8 @@ class FileScan {
         options_(options),
         scratch_(scratch), lines_(lines),
         // An archive's entry is named in it, as the intake's reports name it.
-        location_(file.entry.empty() ? file.path : file.path + "!/" + file.entry) {
+        fileSource_(std::make_shared<const Place::Source>(
+            Place::Source{"files", file.entry.empty() ? file.path : file.path + "!/" + file.entry})) {
     // Syslog dates have no year: the workload's start supplies it, or failing that the file's
     // modification time (when the job stopped writing it), or for bytes that have none (standard
     // input, a paste) the present: a log is read within a year of being written.
@@ -555,7 +556,8 @@ class FileScan {
       probes_.clear();
       bool haveText = false, haveTime = false;
       Instance timed;
-      for (const Use& use : uses_) {
+      for (size_t u = 0; u < uses_.size(); ++u) {
+        const Use& use = uses_[u];
         // The first of a symptom's patterns that matches and whose `when` holds gives its instance.
         if (symptomsOfRecord[r].count(use.symptom)) continue;
         auto probe = std::find_if(probes_.begin(), probes_.end(),
@@ -606,11 +608,22 @@ class FileScan {
           if (!interpreter_.test(symptom.when, ctx)) continue;
         }
         symptomsOfRecord[r].insert(use.symptom);
+        // The probe's instance is copied for every symptom that takes it but the last, which
+        // takes it whole: most records give one instance, and a copy is a string and a vector
+        // allocated per instance (docs/performance.md).
+        const bool lastUse = std::none_of(uses_.begin() + static_cast<std::ptrdiff_t>(u) + 1, uses_.end(),
+                                          [&](const Use& later) { return later.expression == use.expression; });
         if (options_.compactContextText && compact_[static_cast<size_t>(use.symptom)]) {
           // The record's text stays with the probe (other symptoms may take it whole).
           std::string whole = std::exchange(probe->pending.inst.text, compactText(lines, record, messages, probe->start));
-          pending_.push_back(probe->pending);
-          probe->pending.inst.text = std::move(whole);
+          if (lastUse) {
+            pending_.push_back(std::move(probe->pending));
+          } else {
+            pending_.push_back(probe->pending);
+            probe->pending.inst.text = std::move(whole);
+          }
+        } else if (lastUse) {
+          pending_.push_back(std::move(probe->pending));
         } else {
           pending_.push_back(probe->pending);
         }
@@ -689,14 +702,20 @@ class FileScan {
     inst->timeUnknown = false;
   }
 
-  // Where line `index` of `chunk` is: a delivered line's own place, else the file's.
-  void placeAt(const LogChunk& chunk, uint32_t index, const LogLine* given, Instance* inst) const {
+  // Where line `index` of `chunk` is: a delivered line's own place, else the file's. Every
+  // instance of the file shares its source; delivered lines of one stream share theirs.
+  void placeAt(const LogChunk& chunk, uint32_t index, const LogLine* given, Instance* inst) {
     if (given) {
-      inst->where = given->where;
+      const Provenance& w = given->where;
+      if (!givenSource_ || givenSource_->connector != w.connector || givenSource_->location != w.location) {
+        givenSource_ = std::make_shared<const Place::Source>(Place::Source{w.connector, w.location});
+      }
+      inst->where.source = givenSource_;
+      inst->where.offset = w.offset;
+      inst->where.line = w.line;
       return;
     }
-    inst->where.connector = "files";
-    inst->where.location = location_;
+    inst->where.source = fileSource_;
     inst->where.offset = chunk.offset + chunk.lineStarts[index];
     inst->where.line = chunk.firstLine + index + 1;
   }
@@ -801,7 +820,9 @@ class FileScan {
   const LogScanOptions& options_;
   hs_scratch_t* scratch_;
   const std::vector<const LogLine*>* lines_;  // in-memory lines, or null for a file
-  const std::string location_;                // how instances name the file
+  // How instances name the file ("files", its path, or path!/entry for an archive's member).
+  const std::shared_ptr<const Place::Source> fileSource_;
+  std::shared_ptr<const Place::Source> givenSource_;  // the last delivered line's source
   std::string formBuffer_, writerBuffer_;      // collectTelling's, kept across lines
   PrefixStore& prefixStore_ = threadPrefixStore();  // the chunks' parsed prefixes (ChunkLines)
   PrefixOptions prefix_;

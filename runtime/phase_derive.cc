@@ -89,7 +89,6 @@ void deriveInstances(AttributionRun& run) {
     auto consider = [&](Instance c) {
       c.symptom = s;
       c.source = "derived";
-      c.where.connector = "attrib";
       EvalContext ctx = run.context();
       ctx.memo = &memo;
       ctx.slots[0] = &c;
@@ -116,7 +115,7 @@ void deriveInstances(AttributionRun& run) {
         c.time = last.timed ? last.time : fallback;
         c.timeUnknown = !last.timed && !fallbackKnown;
         c.timeKnown = (last.seen || fallbackKnown) && !c.timeUnknown;
-        c.where.location = fmt::format("rank {}", rank);
+        c.where = Place::make("attrib", fmt::format("rank {}", rank));
         consider(std::move(c));
       }
     } else {
@@ -126,7 +125,7 @@ void deriveInstances(AttributionRun& run) {
         c.time = last.timed ? last.time : fallback;
         c.timeUnknown = !last.timed && !fallbackKnown;
         c.timeKnown = (last.seen || fallbackKnown) && !c.timeUnknown;
-        c.where.location = fmt::format("node {}", node);
+        c.where = Place::make("attrib", fmt::format("node {}", node));
         consider(std::move(c));
       }
     }

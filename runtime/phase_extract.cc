@@ -30,8 +30,7 @@ void extractScheduler(AttributionRun& run) {
     if (w.exitCode) inst.text += fmt::format(" exit_code={}", *w.exitCode);
     if (w.signal) inst.text += fmt::format(" signal={}", *w.signal);
     if (!w.reason.empty()) inst.text += fmt::format(" reason=\"{}\"", w.reason);
-    inst.where.connector = w.scheduler.empty() ? "static" : w.scheduler;
-    inst.where.location = w.id.empty() ? "workload" : w.id;
+    inst.where = Place::make(w.scheduler.empty() ? "static" : w.scheduler, w.id.empty() ? "workload" : w.id);
     inst.sequence = run.nextSequence();
     EvalContext ctx = run.context();
     ctx.index = nullptr;
@@ -72,7 +71,7 @@ void extractMetrics(AttributionRun& run) {
       std::string labels;
       for (const auto& [k, v] : m.labels) labels += fmt::format("{}{}=\"{}\"", labels.empty() ? "" : ",", k, v);
       c.text = fmt::format("{}{{{}}} {}", m.name, labels, m.value);
-      c.where = m.where;
+      c.where = Place::of(m.where);
       view.push_back(&c);
     }
     for (int32_t s : byName[std::get<0>(key)]) {

@@ -173,8 +173,8 @@ Verdict assembleVerdict(const AttributionRun& run) {
     // The first instance, whatever order the evidence came in: ties on time go to the
     // smallest (node, rank, place, text); instances of unknown time come last.
     auto earlier = [](const Instance& a, const Instance& b) {
-      return std::tie(a.timeUnknown, a.time, a.node, a.rank, a.where.location, a.where.offset, a.text) <
-             std::tie(b.timeUnknown, b.time, b.node, b.rank, b.where.location, b.where.offset, b.text);
+      return std::tie(a.timeUnknown, a.time, a.node, a.rank, a.where.location(), a.where.offset, a.text) <
+             std::tie(b.timeUnknown, b.time, b.node, b.rank, b.where.location(), b.where.offset, b.text);
     };
     if (g.count == 0 || earlier(inst, *g.firstInstance)) g.firstInstance = &inst;
     if (!inst.timeUnknown) {

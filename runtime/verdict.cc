@@ -15,11 +15,11 @@ namespace attrib::runtime {
 EvidenceLine evidenceLineOf(const Instance& inst) {
   EvidenceLine e;
   e.source = inst.source;
-  e.connector = inst.where.connector;
+  e.connector = inst.where.connector();
   e.node = inst.node;
   if (inst.timeKnown) e.time = inst.time;
   e.line = inst.text;
-  e.location = inst.where.location;
+  e.location = inst.where.location();
   e.offset = inst.where.offset;
   e.lineNumber = inst.where.line;
   return e;

@@ -81,17 +81,7 @@ TEST(Candidates, EveryDemotionBeginsWithALetterOrDigit) {
   }
 }
 
-// A rule set that never matches: every verdict is unknown.
-std::shared_ptr<const Engine> unknownEngine() {
-  return attrib::testing::engineFor(R"(symptom never "Never" {
-  on log
-  match /this line is never printed by anything/
-  family unknown
-  severity error
-  blame node
-}
-)");
-}
+using attrib::testing::unknownEngine;
 
 TEST(Candidates, TheRareStrongLineComesBeforeTheCascadeAndChatterIsLeftOut) {
   auto engine = unknownEngine();

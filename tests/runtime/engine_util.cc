@@ -67,6 +67,17 @@ uint64_t countOf(const runtime::Verdict& v, const std::string& symptom) {
   return 0;
 }
 
+std::shared_ptr<const runtime::Engine> unknownEngine() {
+  return engineFor(R"(symptom never "Never" {
+  on log
+  match /this line is never printed by anything/
+  family unknown
+  severity error
+  blame node
+}
+)");
+}
+
 evidence::LogFile logFile(const std::string& path, const std::string& node, const std::string& source,
                          const std::string& name, std::optional<int64_t> rank) {
   evidence::LogFile file;

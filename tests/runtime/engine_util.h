@@ -14,6 +14,9 @@ namespace attrib::testing {
 // Compiles `rules` (one file) into a bundle and loads it; fails the test on any error.
 std::shared_ptr<const runtime::Engine> engineFor(const std::string& rules, std::string* bundleBytes = nullptr);
 
+// A rule set that never matches: every verdict is unknown.
+std::shared_ptr<const runtime::Engine> unknownEngine();
+
 // The stdlib's sources: ATTRIB_SOURCE_DIR/stdlib-rules and the Xid/SXid symptoms generated from
 // its catalogues into the build tree (ATTRIB_STDLIB_GENERATED_DIR).
 std::vector<std::string> stdlibPaths();

@@ -127,16 +127,7 @@ TEST(FamilyHint, NoFamilyWordNoHint) {
 
 // The engine's side: a hint on an unknown verdict, none on a completed workload, and the JSON
 // verdict reads back byte for byte.
-std::shared_ptr<const Engine> unknownEngine() {
-  return attrib::testing::engineFor(R"(symptom never "Never" {
-  on log
-  match /this line is never printed by anything/
-  family unknown
-  severity error
-  blame node
-}
-)");
-}
+using attrib::testing::unknownEngine;
 
 std::vector<evidence::LogLine> storageFailure() {
   return {line("n0", "applog", "2026-12-03T10:00:00Z", "Traceback (most recent call last):"),
