@@ -1,10 +1,11 @@
 #include "history/repeat_offender.h"
 
+#include "ir/ir.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -30,12 +31,7 @@ std::string checkPolicy(const PolicyOptions& o) {
   return "";
 }
 
-bool countsAgainstNode(std::string_view family) {
-  static constexpr std::array<std::string_view, 7> kNodeFamilies = {
-      "accelerator-gpu", "accelerator-memory", "accelerator-fabric", "network-fabric",
-      "host-hardware",   "kernel-fatal",       "node-failure"};
-  return std::find(kNodeFamilies.begin(), kNodeFamilies.end(), family) != kNodeFamilies.end();
-}
+bool countsAgainstNode(std::string_view family) { return ir::nodeFaultFamily(family); }
 
 std::string_view decisionName(Decision d) {
   switch (d) {

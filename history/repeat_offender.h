@@ -36,9 +36,9 @@ struct PolicyOptions {
 // The first option that cannot work ("the half-life must be positive"), or "".
 std::string checkPolicy(const PolicyOptions& options);
 
-// Whether a verdict of this family blames the node itself (hardware or infrastructure):
-// accelerator-gpu, accelerator-memory, accelerator-fabric, network-fabric, host-hardware,
-// kernel-fatal, node-failure. Application, framework, scheduler, storage and unknown families
+// Whether a verdict of this family blames the node itself (hardware or infrastructure;
+// ir::nodeFaultFamily): accelerator-gpu, accelerator-memory, accelerator-fabric, network-fabric,
+// host-hardware, kernel-fatal, node-failure. Application, framework, scheduler, storage and unknown families
 // do not (docs/history.md says why).
 bool countsAgainstNode(std::string_view family);
 

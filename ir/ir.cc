@@ -49,6 +49,13 @@ const char* typeName(Type t) {
 }  // namespace
 
 const char* stateName(State s) { return kStates[static_cast<size_t>(s)]; }
+
+bool nodeFaultFamily(std::string_view family) {
+  static constexpr std::string_view kNodeFamilies[] = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
+                                                       "network-fabric",  "host-hardware",      "kernel-fatal",
+                                                       "node-failure"};
+  return std::find(std::begin(kNodeFamilies), std::end(kNodeFamilies), family) != std::end(kNodeFamilies);
+}
 const char* severityName(Severity s) { return kSeverities[static_cast<size_t>(s)]; }
 const char* blameName(Blame b) { return kBlames[static_cast<size_t>(b)]; }
 const char* roleName(Role r) { return kRoles[static_cast<size_t>(r)]; }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attrib::ir {
@@ -36,6 +37,12 @@ enum class State : uint8_t {
   Deadline, Running,
 };
 const char* stateName(State s);
+
+// The failure families that are a node's fault: its GPUs, their memory and fabric, its network,
+// its host hardware and kernel, or the node lost. The node history counts only these against a
+// node, and an unknown verdict's family hint names them only with the scheduler's word that the
+// job failed.
+bool nodeFaultFamily(std::string_view family);
 bool stateFromName(const std::string& name, State* out);
 
 enum class Severity : uint8_t { Info, Warning, Error, Critical };

@@ -5,15 +5,14 @@
 #include <string_view>
 #include <tuple>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+#include "runtime/regex_table.h"
 
 namespace attrib::runtime {
 namespace {
 
 struct FamilyWords {
   std::string_view family;
-  int weight;             // 3 names one layer's fault, 2 leans to one, 1 where an error surfaced
+  int weight;              // 3 names one layer's fault, 2 leans to one, 1 where an error surfaced
   std::string_view regex;  // PCRE2, caseless; `^` and `$` at the line's ends
 };
 
@@ -23,13 +22,16 @@ struct FamilyWords {
 // TIME LIMIT" is a time limit, not a cancel).
 constexpr FamilyWords kFamilyWords[] = {
     {"accelerator-fabric", 3, R"(nvlink|nvswitch|fabric ?manager|\bsxid\b|\bnvls\b|\bimex\b|xgmi)"},
-    {"host-hardware", 3, R"(machine check|\bmce\b|\bedac\b|hardware error|pcie bus error|\baer\b|thermal|power supply|\bipmi\b)"},
-    {"accelerator-memory", 3, R"(\becc\b|row remap|remapped rows|retired pages|page retirement|double[- ]bit|uncorrectable)"},
+    {"host-hardware", 3,
+     R"(machine check|\bmce\b|\bedac\b|hardware error|pcie bus error|\baer\b|thermal|power supply|\bipmi\b)"},
+    {"accelerator-memory", 3,
+     R"(\becc\b|row remap|remapped rows|retired pages|page retirement|double[- ]bit|uncorrectable)"},
     {"accelerator-gpu", 3,
      R"(\bxid\b|fallen off the bus|gpu is lost|gpu has fallen|\bnvrm\b|rminitadapter|nvidia-smi has failed|device handle|requires reset|reset required|\bgsp\b|nv_err_)"},
     {"network-fabric", 3,
      R"(infiniband|\bibv_|mlx5|\broce\b|net/ib\b|net/ofi|\befa\b|libfabric|\bucx\b|\brdma\b|\bhca\b|retry count exceeded|link (is )?down|\bib\b|error cqe)"},
-    {"kernel-fatal", 3, R"(kernel panic|\bbug:|general protection fault|soft lockup|hard lockup|\boops\b|kernel bug|blocked for more than)"},
+    {"kernel-fatal", 3,
+     R"(kernel panic|\bbug:|general protection fault|soft lockup|hard lockup|\boops\b|kernel bug|blocked for more than)"},
     {"device-oom", 3,
      R"(cuda out of memory|outofmemoryerror|cudaerrormemoryallocation|resource_exhausted|tried to allocate|alloc_failed|(gpu|cuda|hip|device).{0,40}out of memory|out of memory.{0,40}(gpu|cuda|hip|device))"},
     {"host-oom", 3,
@@ -44,32 +46,23 @@ constexpr FamilyWords kFamilyWords[] = {
     {"host-oom", 2, R"(\bkilled\s*$|exit ?code:? ?\(?137|out of memory|signal 9|\bsigkill\b)"},
     {"storage", 2, R"(\bdisk\b|\bs3\b|safetensors)"},
     {"scheduler-cancel", 2, R"(cancelled at|due to (job )?cancel|\bscancel\b|term_owner|term_admin|cancelled by)"},
-    {"network-fabric", 2, R"(connection refused|no route to host|network is unreachable|unable to find address|name or service not known)"},
+    {"network-fabric", 2,
+     R"(connection refused|no route to host|network is unreachable|unable to find address|name or service not known)"},
     {"orchestration", 2,
      R"(imagepull|failedscheduling|unschedulable|insufficient nvidia|oci runtime|nvidia-container|prolog|evicted|liveness probe|quota)"},
     {"software-framework", 2,
      R"(undefined symbol|no kernel image|driver version is insufficient|not compiled with|version mismatch|incompatible|internal assert|internal (error|check failed)|cublas_status|cudnn_status|cudnn error|building extension|unsupported gpu architecture|\bxla\b|triton|inductor|dynamo|notimplementederror)"},
-    {"user-code", 2, R"(device-side assert|illegal memory access|misaligned address|invalid device ordinal|segmentation fault|sigsegv|signal 11)"},
+    {"user-code", 2,
+     R"(device-side assert|illegal memory access|misaligned address|invalid device ordinal|segmentation fault|sigsegv|signal 11)"},
     {"numerics", 2, R"(overflow|loss scale)"},
-    {"orchestration", 1, R"(crashloopbackoff|kubelet|\bpod\b|container|sbatch: error|srun: error|slurmstepd|\bpmi\b|mpirun|\bray\b)"},
+    {"orchestration", 1,
+     R"(crashloopbackoff|kubelet|\bpod\b|container|sbatch: error|srun: error|slurmstepd|\bpmi\b|mpirun|\bray\b)"},
     {"communication", 1,
      R"(nccl|processgroup|watchdog|c10d|collective|all_?reduce|all_?gather|rendezvous|gloo|tcpstore|\bmpi_|connection reset|broken ?pipe|socket|horovod)"},
     {"user-code", 1,
      R"(traceback|typeerror|valueerror|keyerror|indexerror|attributeerror|nameerror|assertionerror|filenotfounderror|syntaxerror|zerodivision|importerror|modulenotfound)"},
 };
 constexpr size_t kTables = sizeof kFamilyWords / sizeof kFamilyWords[0];
-
-// Families whose hint would send someone to a node's hardware: only a line that reports an
-// error or a death (telling weight 2 or more) at a level above warning may point at them. A
-// healthy job prints lines that name its GPUs' links and NICs and only say something was missing,
-// refused or worth a warning ("unable to find IB device", "UserWarning: ... NVLink ... failed"); a
-// hardware hint on a healthy job sends someone to a node that did nothing wrong. NCCL has no level
-// above WARN, so its WARN lines are its errors ("NCCL WARN NET/IB : Got completion from peer ...
-// with error 12") and may point at hardware.
-bool hardwareFamily(std::string_view family) {
-  return family == "accelerator-gpu" || family == "accelerator-memory" || family == "accelerator-fabric" ||
-         family == "network-fabric" || family == "host-hardware" || family == "kernel-fatal" || family == "node-failure";
-}
 
 // A terminal state in which the workload did not finish its work (docs/workloads.md).
 bool failedState(ir::State state) {
@@ -88,29 +81,23 @@ bool failedState(ir::State state) {
 constexpr std::string_view kWarning = R"(warn|^\s*\[W[0-9 ])";
 // A line at warning level by its writer's own levels: Python's warning classes and
 // warnings.warn, glog's W level ([W1203 ...], [W socket.cpp:558], W1203 ...).
-constexpr std::string_view kLevelWarning = R"([a-z]*warning\b|warnings\.warn|\[W[0-9]{4} |\[W [A-Za-z_]+\.[a-z]+:|^\s*W[0-9]{4} )";
+constexpr std::string_view kLevelWarning =
+    R"([a-z]*warning\b|warnings\.warn|\[W[0-9]{4} |\[W [A-Za-z_]+\.[a-z]+:|^\s*W[0-9]{4} )";
 
-struct CodeFree {
-  void operator()(pcre2_code* c) const { pcre2_code_free(c); }
-};
-using Code = std::unique_ptr<pcre2_code, CodeFree>;
-
-Code compile(std::string_view regex) {
-  int error = 0;
-  PCRE2_SIZE offset = 0;
-  Code code(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), PCRE2_CASELESS | PCRE2_MULTILINE,
-                          &error, &offset, nullptr));
-  if (code) pcre2_jit_compile(code.get(), PCRE2_JIT_COMPLETE);  // an interpreter run is as right, only slower
-  return code;
+// The tables compiled once, with the project's PCRE2 wrapper (runtime/regex_table.h: its
+// per-thread match data and match limits); each table's regex is one named group, `word`, so a
+// match says which words the line holds. A table PCRE2 rejected (none does:
+// tests/runtime/family_hint_test.cc) is null and never matches.
+std::unique_ptr<Regex> compile(std::string_view regex) {
+  std::string error;
+  return Regex::compile(ir::Pattern{std::string(regex), "i", {}, ""}, &error, /*lines=*/true);
 }
 
-// The tables compiled once; a table PCRE2 rejected (none does: tests/runtime/family_hint_test.cc)
-// is a null code and never matches.
 struct Compiled {
-  Code words[kTables];
-  Code warning, levelWarning;
+  std::unique_ptr<Regex> words[kTables];
+  std::unique_ptr<Regex> warning, levelWarning;
   Compiled() {
-    for (size_t i = 0; i < kTables; ++i) words[i] = compile(kFamilyWords[i].regex);
+    for (size_t i = 0; i < kTables; ++i) words[i] = compile("(?<word>" + std::string(kFamilyWords[i].regex) + ")");
     warning = compile(kWarning);
     levelWarning = compile(kLevelWarning);
   }
@@ -121,15 +108,13 @@ const Compiled& compiled() {
   return c;
 }
 
-// The matched text of `code` in `line`, or none.
-std::optional<std::string> find(const pcre2_code* code, const std::string& line) {
-  if (!code) return std::nullopt;
-  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
-      pcre2_match_data_create_from_pattern(code, nullptr), &pcre2_match_data_free);
-  int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), 0, 0, data.get(), nullptr);
-  if (rc < 0) return std::nullopt;
-  const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
-  return line.substr(ovector[0], ovector[1] - ovector[0]);
+bool holds(const std::unique_ptr<Regex>& re, const std::string& line) { return re && re->match(line); }
+
+// The family word `re` finds in `line`, as the line holds it, or none.
+std::optional<std::string> wordIn(const std::unique_ptr<Regex>& re, const std::string& line) {
+  std::vector<std::pair<std::string, std::string>> captures;
+  if (!re || !re->match(line, &captures) || captures.empty()) return std::nullopt;
+  return std::move(captures.front().second);
 }
 
 }  // namespace
@@ -139,23 +124,29 @@ bool familyWordsCompile() {
   for (const auto& w : c.words) {
     if (!w) return false;
   }
-  return c.warning != nullptr && c.levelWarning != nullptr;
+  return c.warning && c.levelWarning;
 }
 
 std::optional<FamilyHint> familyHint(const std::vector<Candidate>& candidates, ir::State state) {
   if (state == ir::State::Completed) return std::nullopt;
   const Compiled& c = compiled();
   std::vector<bool> warning;
-  for (const auto& cand : candidates) warning.push_back(find(c.warning.get(), cand.evidence.line).has_value());
+  for (const auto& cand : candidates) warning.push_back(holds(c.warning, cand.evidence.line));
   if (std::all_of(warning.begin(), warning.end(), [](bool w) { return w; })) return std::nullopt;
   std::optional<FamilyHint> best;
   auto key = [](const FamilyHint& h) { return std::make_tuple(-h.weight, h.candidate, h.table); };
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const bool reportsFailure =
-        candidates[i].weight >= 2 && !find(c.levelWarning.get(), candidates[i].evidence.line).has_value();
+    // Families whose hint would send someone to a node's hardware (ir::nodeFaultFamily): only a
+    // line that reports an error or a death (telling weight 2 or more) at a level above warning may
+    // point at them. A healthy job prints lines that name its GPUs' links and NICs and only say something was missing,
+    // refused or worth a warning ("unable to find IB device", "UserWarning: ... NVLink ... failed"); a
+    // hardware hint on a healthy job sends someone to a node that did nothing wrong. NCCL has no level
+    // above WARN, so its WARN lines are its errors ("NCCL WARN NET/IB : Got completion from peer ...
+    // with error 12") and may point at hardware.
+    const bool reportsFailure = candidates[i].weight >= 2 && !holds(c.levelWarning, candidates[i].evidence.line);
     for (size_t t = 0; t < kTables; ++t) {
-      if (hardwareFamily(kFamilyWords[t].family) && !reportsFailure) continue;
-      std::optional<std::string> word = find(c.words[t].get(), candidates[i].evidence.line);
+      if (ir::nodeFaultFamily(kFamilyWords[t].family) && !reportsFailure) continue;
+      std::optional<std::string> word = wordIn(c.words[t], candidates[i].evidence.line);
       if (!word) continue;
       FamilyHint h{std::string(kFamilyWords[t].family), std::move(*word), kFamilyWords[t].weight, i, t};
       if (!best || key(h) < key(*best)) best = std::move(h);
@@ -163,7 +154,7 @@ std::optional<FamilyHint> familyHint(const std::vector<Candidate>& candidates, i
   }
   // Hardware named by words alone, with no word from the scheduler that the workload failed: no
   // hint rather than the next family down (a GPU's fault would read as the NCCL errors it caused).
-  if (best && hardwareFamily(best->family) && !failedState(state)) return std::nullopt;
+  if (best && ir::nodeFaultFamily(best->family) && !failedState(state)) return std::nullopt;
   return best;
 }
 
