@@ -19,10 +19,12 @@ if [ "${ATTRIB_SANITIZE:-1}" != 0 ]; then
   # The slowest inputs (10 MB lines, 64 KiB of random bytes, a 2 GiB file) and the noise-robustness
   # runs (the scenarios' own code paths, diagnosed again shuffled and renamed: minutes under ASan)
   # run in the plain build only; the ANTLR runtime is not instrumented, so container-overflow
-  # checks would misfire.
+  # checks would misfire. So do the three CLI tests that compile the whole stdlib under site rules
+  # four times over (a minute or more each under ASan): the compile path they take is the one
+  # every other CLI test takes, on the stdlib once.
   (cd build-asan && ASAN_OPTIONS=detect_container_overflow=0 \
      ctest --output-on-failure -j "$jobs" -L 'unit|cli|e2e|loki|k8s' \
-       -E 'TenMegabyteSingleLine|BinaryGarbage|TwoGigabyteFile|NoiseRobustnessTest')
+       -E 'TenMegabyteSingleLine|BinaryGarbage|TwoGigabyteFile|NoiseRobustnessTest|TheDigestDependsOnTheSourcesAlone|SiteTestsRunWithTheStdlibs|SourcesAreCompiledOnceThenReadFromTheCache')
 fi
 
 fuzz_seconds=${ATTRIB_FUZZ_SECONDS:-60}
