@@ -383,14 +383,13 @@ bool syslogTimestamp(std::string_view s, size_t* pos, const PrefixOptions& optio
   return true;
 }
 
-// Inside brackets, after '[': "Sun Nov 29 20:28:29 2026]" (dmesg -T, local time). The weekday
-// must agree with the date.
-bool ctimeInBrackets(std::string_view s, size_t* pos, const PrefixOptions& options, int64_t* time) {
+// ctime(3)'s "Sun Nov 29 20:28:29 2026" (local time). The weekday must agree with the date.
+bool ctimeStamp(std::string_view s, size_t* pos, const PrefixOptions& options, int64_t* time) {
   size_t p = *pos;
   int weekday, year;
   MonthDayClock when;
   if (!weekdayName(s, &p, &weekday) || !consume(s, &p, ' ') || !monthDayClock(s, &p, &when) ||
-      !consume(s, &p, ' ') || !fixedDigits(s, &p, 4, &year) || !consume(s, &p, ']')) {
+      !consume(s, &p, ' ') || !fixedDigits(s, &p, 4, &year)) {
     return false;
   }
   if (!validDate(year, when.month, when.day) ||
@@ -401,6 +400,57 @@ bool ctimeInBrackets(std::string_view s, size_t* pos, const PrefixOptions& optio
   if (!t) return false;
   *pos = p;
   *time = *t;
+  return true;
+}
+
+// Inside brackets, after '[': "Sun Nov 29 20:28:29 2026]" (dmesg -T).
+bool ctimeInBrackets(std::string_view s, size_t* pos, const PrefixOptions& options, int64_t* time) {
+  size_t p = *pos;
+  int64_t t;
+  if (!ctimeStamp(s, &p, options, &t) || !consume(s, &p, ']')) return false;
+  *pos = p;
+  *time = t;
+  return true;
+}
+
+// The stream an MPI launcher tags a process's output with: "<stdout>:", "<stderr>:" or
+// "<stddiag>:" (Open MPI's iof; Horovod's launchers copy the form).
+bool mpiStreamTag(std::string_view s, size_t* pos) {
+  size_t p = *pos;
+  if (!consume(s, &p, '<')) return false;
+  for (std::string_view stream : {"stdout>:", "stderr>:", "stddiag>:"}) {
+    if (s.substr(p, stream.size()) == stream) {
+      *pos = p + stream.size();
+      return true;
+    }
+  }
+  return false;
+}
+
+// Inside brackets, after '[': an MPI launcher's tag of a process's output, then its stream.
+//   "1,12]<stdout>:"             mpirun --tag-output (Open MPI 1.x-4.x, orte/mca/iof/base/
+//                                iof_base_output.c: "[%s,%s]<%s>:", the local job id and the
+//                                process's vpid, its rank in MPI_COMM_WORLD)
+//   "1,mpirank:3,algo-1]<stderr>:" the same with the rank and host named (SageMaker's mpirun)
+//   "13]<stderr>:"               horovodrun's gloo launcher ("[%d]<%s>:", the rank)
+// No blank follows the ':': the process's bytes start right after it.
+bool mpiTagInBrackets(std::string_view s, size_t* pos, int32_t* rank, std::string_view* host) {
+  size_t p = *pos;
+  int64_t first, second;
+  if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &first)) return false;
+  int64_t value = first;
+  std::string_view named;
+  if (consume(s, &p, ',')) {
+    const bool namedRank = s.substr(p, 8) == "mpirank:";
+    if (namedRank) p += 8;
+    if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &second)) return false;
+    value = second;
+    if (namedRank && consume(s, &p, ',') && !hostName(s, &p, &named)) return false;
+  }
+  if (!consume(s, &p, ']') || !mpiStreamTag(s, &p)) return false;
+  *pos = p;
+  *rank = static_cast<int32_t>(value);
+  *host = named;
   return true;
 }
 
@@ -536,6 +586,10 @@ bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, It
   } else if (roleInBrackets(s, &p, &small)) {
     *item = itemOf(Item::kLocalRank, small);
     item->glued = true;
+  } else if (mpiTagInBrackets(s, &p, &small, &host)) {
+    *item = itemOf(Item::kRank, small);
+    item->glued = true;
+    if (id->host.empty()) id->host = host;
   } else if (monotonicInBrackets(s, &p, &value, &relative)) {
     // A billion seconds and more is no uptime but the epoch: UCX's "[1704103201.123456]".
     constexpr int64_t kEpochSeconds = 1'000'000'000;
@@ -564,14 +618,23 @@ bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, It
 }
 
 // Ray's "(RayTrainWorker pid=123, ip=10.0.0.5)", "(pid=123)", "(WorkerDict pid=123)": the
-// actor or task name, the worker's pid and, on another node, its ip.
-bool rayPrefix(std::string_view s, size_t* pos, Identity* id) {
+// actor or task name, the worker's pid and, on another node, its ip. vLLM's multiprocessing
+// executor prefixes its workers' output in the same form with the worker's rank after the name
+// ("(VllmWorker rank=5 pid=50999) ", vllm/v1/executor/multiproc_executor.py, 0.8-0.9): *rank.
+bool rayPrefix(std::string_view s, size_t* pos, Identity* id, std::optional<int32_t>* rank) {
   size_t p = *pos;
   if (!consume(s, &p, '(')) return false;
+  std::optional<int32_t> named;
   if (s.substr(p, 4) != "pid=") {
     const size_t nameStart = p;
     while (p < s.size() && (isAlnum(s[p]) || s[p] == '_' || s[p] == '.' || s[p] == ':')) ++p;
     if (p == nameStart || !consume(s, &p, ' ')) return false;
+    if (s.substr(p, 5) == "rank=") {
+      p += 5;
+      int64_t value;
+      if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ' ')) return false;
+      named = static_cast<int32_t>(value);
+    }
   }
   if (s.substr(p, 4) != "pid=") return false;
   p += 4;
@@ -586,6 +649,7 @@ bool rayPrefix(std::string_view s, size_t* pos, Identity* id) {
   *pos = p;
   if (id->host.empty()) id->host = ip;
   if (!id->pid) id->pid = pid;
+  *rank = named;
   return true;
 }
 
@@ -619,14 +683,30 @@ bool glogBare(std::string_view s, size_t* pos, const PrefixOptions& options, Ite
   return true;
 }
 
+// mpirun --timestamp-output (Open MPI 1.x-4.x) and horovodrun's timestamped output put ctime's
+// time right before the tag, with no blank: "Tue Nov 27 13:49:06 2018[1,10]<stdout>:" and, with
+// no tag, "Tue Nov 27 13:49:06 2018<stdout>:". Read only so, glued to a '[' or a '<' stream tag,
+// since a ctime date at a line's start is otherwise a message's own words.
+bool ctimeBeforeMpiTag(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
+  size_t p = *pos;
+  int64_t time;
+  if (!ctimeStamp(s, &p, options, &time)) return false;
+  if (p >= s.size() || (s[p] != '[' && !mpiStreamTag(s, &p))) return false;
+  *pos = p;
+  *item = itemOf(Item::kTime, time);
+  item->glued = true;
+  return true;
+}
+
 bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item, Identity* id) {
   if (*pos >= s.size()) return false;
   int64_t time;
   const char c = s[*pos];
   if (c == '[') return bracketed(s, pos, options, item, id);
   if (c == '(') {
-    if (!rayPrefix(s, pos, id)) return false;
-    *item = itemOf(Item::kIdentity);
+    std::optional<int32_t> rank;
+    if (!rayPrefix(s, pos, id, &rank)) return false;
+    *item = rank ? itemOf(Item::kRank, *rank) : itemOf(Item::kIdentity);
     return true;
   }
   if (isDigit(c) && isoTimestamp(s, pos, options, &time)) {
@@ -636,6 +716,7 @@ bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, I
   }
   if (syslogTimestamp(s, pos, options, item)) return true;
   if (glogBare(s, pos, options, item)) return true;
+  if (ctimeBeforeMpiTag(s, pos, options, item)) return true;
   if (ncclPrefix(s, pos, id)) {
     *item = itemOf(Item::kIdentity);
     item->last = true;

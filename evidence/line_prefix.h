@@ -83,7 +83,11 @@ struct PrefixOptions {
 //                syslog program
 //   identity     [rank12]:, [Rank 12], [default3]: (torchrun), "12: " (srun, with srunLabels),
 //                host:pid:tid [3] (NCCL; the message then starts at "NCCL ..."), [host:pid
-//                :0:tid] and [host:pid:thread] (UCX), (Name pid=123, ip=10.0.0.5) and (pid=123) (Ray)
+//                :0:tid] and [host:pid:thread] (UCX), (Name pid=123, ip=10.0.0.5) and (pid=123) (Ray;
+//                "(VllmWorker rank=5 pid=123)" also names the rank),
+//                [1,12]<stderr>: and [1,mpirank:12,host]<stderr>: (mpirun --tag-output: rank 12),
+//                [12]<stderr>: (horovodrun), each also after ctime's time with no blank ("Tue Nov
+//                27 13:49:06 2018[1,10]<stdout>:", --timestamp-output; "...2018<stdout>:" untagged)
 // A syslog line ("Nov 29 20:28:29 host kernel: [123.456] text") yields both time and monotonic.
 //
 // Details:

@@ -526,6 +526,49 @@ TEST(LinePrefixForms, NcclDebugPrefix) {
   expectNothing("12:34:56 [1] x");
 }
 
+TEST(LinePrefixForms, MpiLaunchersTagOfAProcesssOutput) {
+  // mpirun --tag-output (Open MPI 1.x-4.x, orte/mca/iof/base/iof_base_output.c "[%s,%s]<%s>:"):
+  // the local job id and the rank, then the stream, and the process's bytes with no blank.
+  std::string_view line = "[1,12]<stderr>:RuntimeError: CUDA error: an illegal memory access was encountered";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.rank, 12);
+  EXPECT_EQ(message(line, p).substr(0, 13), "RuntimeError:");
+  // With --timestamp-output too: ctime's local time glued to the tag.
+  std::string_view stamped = "Tue Nov 27 13:49:06 2018[1,10]<stdout>:F1127 13:49:06.743296 17418 hl_cuda_device.cc:565] Check failed";
+  p = parseLinePrefix(stamped);
+  EXPECT_EQ(p.rank, 10);
+  EXPECT_EQ(p.time, 1543326546 * kSecond);
+  EXPECT_EQ(message(stamped, p), "Check failed");
+  // Only the timestamp, no tag.
+  std::string_view untagged = "Tue Nov 27 13:49:06 2018<stderr>:Traceback (most recent call last):";
+  p = parseLinePrefix(untagged);
+  EXPECT_FALSE(p.rank);
+  EXPECT_EQ(p.time, 1543326546 * kSecond);
+  EXPECT_EQ(message(untagged, p), "Traceback (most recent call last):");
+  // horovodrun's gloo launcher: "[rank]<stream>:", with or without the time.
+  std::string_view horovod = "Tue Nov 10 10:05:04 2020[13]<stderr>:  what():  [enforce fail at device.cc:83]";
+  p = parseLinePrefix(horovod);
+  EXPECT_EQ(p.rank, 13);
+  EXPECT_EQ(message(horovod, p), " what():  [enforce fail at device.cc:83]");
+  EXPECT_EQ(parseLinePrefix("[0]<stdout>:running fn 2").rank, 0);
+  // SageMaker's mpirun names the rank and the host; an NCCL prefix may follow the tag.
+  std::string_view named = "[1,mpirank:3,algo-1]<stdout>:algo-1:79:1300 [0] NCCL INFO Launch mode Parallel";
+  p = parseLinePrefix(named);
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.host, "algo-1");
+  EXPECT_EQ(message(named, p), "NCCL INFO Launch mode Parallel");
+  std::string_view nccl = "[1,12]<stdout>:node-057:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event";
+  p = parseLinePrefix(nccl);
+  EXPECT_EQ(p.rank, 12);
+  EXPECT_EQ(p.host, "node-057");
+  // Near misses: a list, an array index, a ctime date in a message, a wrong weekday.
+  expectNothing("[1,12] <stdout>: x");
+  expectNothing("[1,12]<stdin>: x");
+  expectNothing("[3] x<stdout>:");
+  expectNothing("Tue Nov 27 13:49:06 2018 [1,10]<stdout>:x");
+  expectNothing("Wed Nov 27 13:49:06 2018[1,10]<stdout>:x");
+}
+
 TEST(LinePrefixForms, UcxPrefix) {
   // UCX 1.x error reports: "[host:pid :0:tid] message".
   std::string_view line = "[09677202c889:5283 :0:5704] Caught signal 7 (Bus error: nonexistent physical address)";
@@ -631,6 +674,19 @@ TEST(LinePrefixForms, RayWorkerPrefix) {
 }
 
 // A line quoted in Markdown keeps its code span's backtick: the items after it are read.
+TEST(LinePrefixForms, VllmWorkerPrefixNamesTheRank) {
+  // vLLM's multiprocessing executor (vllm/v1/executor/multiproc_executor.py, 0.8-0.9).
+  std::string_view line = "(VllmWorker rank=5 pid=50999) ERROR 07-07 15:19:48 [multiproc_executor.py:492] torch.OutOfMemoryError: CUDA out of memory.";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.rank, 5);
+  EXPECT_EQ(p.pid, 50999);
+  EXPECT_EQ(message(line, p).substr(0, 5), "ERROR");
+  // Ray's own prefix has no rank; a rank without a pid is no prefix.
+  EXPECT_FALSE(parseLinePrefix("(RayWorkerWrapper pid=123) x").rank);
+  expectNothing("(VllmWorker rank=5) x");
+  expectNothing("(VllmWorker rank=x pid=1) x");
+}
+
 TEST(LinePrefixForms, BacktickOfAMarkdownQuoteBeforeTheItems) {
   std::string_view line = "`(WorkerDict pid=835, ip=172.26.143.83) [rank38]:[E809 14:59:30.411244289 ProcessGroupNCCL.cpp:629] x";
   LinePrefix p = parseLinePrefix(line, reference(k20260701));
