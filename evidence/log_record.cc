@@ -66,9 +66,21 @@ bool anonymous(const LinePrefix& p) {
   return p.host.empty() && p.program.empty() && !p.pid && !p.rank && !p.task && !p.localRank;
 }
 
+// A row of a table whose first column is a right-aligned id: ipmitool's `sel list` and `sel
+// elist` print each System Event Log entry as "%4x | date | time | sensor | event | direction"
+// (lib/ipmi_sel.c, ipmitool 1.8), so ids below 0x1000 start with blanks. Each row is an entry of
+// its own, not a continuation of the row above it.
+bool idColumnRow(std::string_view m) {
+  size_t p = 0;
+  while (p < m.size() && m[p] == ' ') ++p;
+  const size_t digits = p;
+  while (p < m.size() && isHex(m[p])) ++p;
+  return p > digits && p - digits <= 8 && m.substr(p).starts_with(" | ");
+}
+
 // A line that continues whatever came before it in its stream, by its own form.
 bool continuationForm(std::string_view m) {
-  return indented(m) || stackFrame(m) || m.starts_with("Exception raised from ") || chainLine(m);
+  return (indented(m) && !idColumnRow(m)) || stackFrame(m) || m.starts_with("Exception raised from ") || chainLine(m);
 }
 
 // A kernel message's subsystem word: what it starts with up to the first blank or ':' ("NVRM",

@@ -148,6 +148,23 @@ TEST(LogRecord, OtherSubsystemsInTheSameMicrosecondAreRecordsOfTheirOwn) {
   EXPECT_EQ(recordAt(lines, 8), range(8, 8));
 }
 
+TEST(LogRecord, IpmitoolSelRowsAreEntriesOfTheirOwn) {
+  // ipmitool 1.8 `sel list` (lib/ipmi_sel.c: "%4x | ..."): ids below 0x1000 are padded with
+  // blanks, and each row is one event.
+  Lines lines({
+      "# ipmitool sel list",
+      "   1 | 01/02/2026 | 10:00:00 | Power Supply #0x51 | Failure detected | Asserted",
+      "   2 | 01/02/2026 | 10:00:01 | Power Supply #0x52 | Power Supply AC lost | Asserted",
+      " 1a3 | 01/02/2026 | 10:00:02 | Memory #0x53 | Uncorrectable ECC | Asserted",
+      "  File \"train.py\", line 7, in <module>",
+  });
+  EXPECT_EQ(recordAt(lines, 1), range(1, 1));
+  EXPECT_EQ(recordAt(lines, 2), range(2, 2));
+  // Near miss: an indented line that is no id column still continues the row before it.
+  EXPECT_EQ(recordAt(lines, 3), range(3, 4));
+  EXPECT_EQ(recordAt(lines, 4), range(3, 4));
+}
+
 TEST(LogRecord, UcxBacktrace) {
   // UCX 1.14 "Caught signal" report with its backtrace.
   Lines lines({
