@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <tuple>
 #include <sstream>
@@ -156,8 +157,10 @@ PredicateWorkload predicateWorkload(const runtime::Bundle& bundle, const runtime
       c.node = m.node;
       c.gpu = m.gpu;
       c.source = "metric";
-      c.metric = m.name;
-      c.value = m.value;
+      runtime::MetricOrSchedulerFields fields;
+      fields.metric = m.name;
+      fields.value = m.value;
+      c.extraFields = std::make_shared<const runtime::MetricOrSchedulerFields>(std::move(fields));
       series[{static_cast<int32_t>(s), m.node, m.gpu}].push_back(std::move(c));
     }
   }

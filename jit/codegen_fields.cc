@@ -28,6 +28,13 @@ CV Codegen::optionalInt(llvm::Value* s, const OptionalField& f, llvm::Value* ins
 
 llvm::Value* Codegen::symptomId(llvm::Value* s) { return b_.CreateSExt(load(i32_, s, layout_.symptom), i64_); }
 
+// The instance's metric and scheduler fields: through its pointer, or the zeroed stand-in when
+// it has none (log evidence), which reads as null as a default struct does.
+llvm::Value* Codegen::extraFields(llvm::Value* s) {
+  llvm::Value* p = load(i8p_, s, layout_.extra);
+  return b_.CreateSelect(b_.CreateICmpEQ(p, llvm::ConstantPointerNull::get(i8p_)), dummy_, p);
+}
+
 CV Codegen::field(llvm::Value* inst, ir::Field f) {
   using F = ir::Field;
   llvm::Value* instNull = isNullPtr(inst);
@@ -41,15 +48,15 @@ CV Codegen::field(llvm::Value* inst, ir::Field f) {
     case F::Gpu: return stringField(s, layout_.gpu, instNull, true);
     case F::Source: return stringField(s, layout_.source, instNull, true);
     case F::Text: return stringField(s, layout_.text, instNull, false);
-    case F::Metric: return stringField(s, layout_.metric, instNull, true);
-    case F::Reason: return stringField(s, layout_.reason, instNull, true);
+    case F::Metric: return stringField(extraFields(s), layout_.metric, instNull, true);
+    case F::Reason: return stringField(extraFields(s), layout_.reason, instNull, true);
     case F::Rank: return optionalInt(s, layout_.rank, instNull, Type::Int, false);
-    case F::ExitCode: return optionalInt(s, layout_.exitCode, instNull, Type::Int, false);
-    case F::Signal: return optionalInt(s, layout_.signal, instNull, Type::Int, false);
-    case F::State: return optionalInt(s, layout_.state, instNull, Type::State, true);
+    case F::ExitCode: return optionalInt(extraFields(s), layout_.exitCode, instNull, Type::Int, false);
+    case F::Signal: return optionalInt(extraFields(s), layout_.signal, instNull, Type::Int, false);
+    case F::State: return optionalInt(extraFields(s), layout_.state, instNull, Type::State, true);
     case F::Value: {
       llvm::Value* isMetric = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, metricTable(), symptomId(s)));
-      return real(load(f64_, s, layout_.value), any(instNull, b_.CreateICmpEQ(isMetric, b_.getInt8(0))));
+      return real(load(f64_, extraFields(s), layout_.value), any(instNull, b_.CreateICmpEQ(isMetric, b_.getInt8(0))));
     }
     case F::Symptom: case F::Family: case F::Severity: case F::Blame: case F::Role: {
       auto* pair = llvm::StructType::get(ctx_, {i8p_, i64_});

@@ -106,6 +106,7 @@ class Codegen {
   llvm::Value* slot(int32_t s);
   llvm::Value* isNullPtr(llvm::Value* p);
   llvm::Value* safe(llvm::Value* inst);
+  llvm::Value* extraFields(llvm::Value* safeInst);
   // The one loop shape of the generated code: `while (more()) body`.
   void loop(const std::string& name, const std::function<llvm::Value*()>& more,
             const std::function<void(const Loop&)>& body);

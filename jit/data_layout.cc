@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cstddef>
 #include <cstring>
+#include <memory>
+#include <string_view>
 #include <optional>
 #include <utility>
-#include <vector>
 
 #include "runtime/compiled_predicates.h"
 #include "runtime/instance.h"
@@ -43,19 +45,34 @@ bool optionalLayoutHolds(T sample, uint32_t flag) {
   return e == 0 && f == 1 && stored == sample;
 }
 
-// std::vector keeps {begin, end} pointers at the start.
-bool vectorLayoutHolds() {
-  std::vector<std::pair<std::string, std::string>> v(3);
+// runtime::Captures keeps {begin, end} pointers at the start, and an entry's name and value
+// are {data, size} (runtime/captures.h); checked on a live object like the library's types.
+bool capturesLayoutHolds() {
+  runtime::Captures c{{"name", "value"}, {"n", "v"}};
   const void* words[2];
-  std::memcpy(words, reinterpret_cast<const char*>(&v), sizeof words);
-  return words[0] == v.data() && words[1] == v.data() + v.size();
+  std::memcpy(words, reinterpret_cast<const char*>(&c), sizeof words);
+  if (words[0] != c.begin() || words[1] != c.end()) return false;
+  const char* bytes = reinterpret_cast<const char*>(c.begin());
+  const char* data;
+  size_t size;
+  std::memcpy(&data, bytes + offsetof(runtime::Captures::Entry, valueText), sizeof data);
+  std::memcpy(&size, bytes + offsetof(runtime::Captures::Entry, valueText) + 8, sizeof size);
+  return offsetof(runtime::Captures::Entry, nameText) == 0 && std::string_view(data, size) == "value";
+}
+
+// std::shared_ptr keeps its element pointer at the start.
+bool sharedPtrLayoutHolds() {
+  auto p = std::make_shared<const runtime::MetricOrSchedulerFields>();
+  const void* word;
+  std::memcpy(&word, reinterpret_cast<const char*>(&p), sizeof word);
+  return word == p.get();
 }
 
 }  // namespace
 
 std::string DataLayout::fingerprint() const {
-  return fmt::format("i{}:{},{},{}/{},{},{}:s{},{},{},{},{},{}:o{}/{},{}/{},{}/{},{}/{}:v{},{},{}:c{},{}", instanceSize, symptom,
-                     time, timeUnknown, sequence, filtered, value, node.offset, gpu.offset, source.offset, text.offset,
+  return fmt::format("i{}:{},{},{}/{},{},e{},{}:s{},{},{},{},{},{}:o{}/{},{}/{},{}/{},{}/{}:v{},{},{}:c{},{}", instanceSize, symptom,
+                     time, timeUnknown, sequence, filtered, extra, value, node.offset, gpu.offset, source.offset, text.offset,
                      metric.offset, reason.offset, rank.value, rank.engaged, exitCode.value, exitCode.engaged,
                      signal.value, signal.engaged, state.value, state.engaged, captures, captureSize,
                      captureValue, contextSlots, contextSeriesPos);
@@ -74,8 +91,12 @@ bool probeDataLayout(DataLayout* out, std::string* error) {
     *error = "this C++ standard library lays out std::optional in a way the JIT does not read";
     return false;
   }
-  if (!vectorLayoutHolds()) {
-    *error = "this C++ standard library lays out std::vector in a way the JIT does not read";
+  if (!sharedPtrLayoutHolds()) {
+    *error = "this C++ standard library lays out std::shared_ptr in a way the JIT does not read";
+    return false;
+  }
+  if (!capturesLayoutHolds()) {
+    *error = "runtime::Captures is laid out in a way the JIT does not read";
     return false;
   }
   runtime::Instance inst;
@@ -86,29 +107,34 @@ bool probeDataLayout(DataLayout* out, std::string* error) {
   l.timeUnknown = offsetIn(&inst, &inst.timeUnknown);
   l.sequence = offsetIn(&inst, &inst.sequence);
   l.filtered = offsetIn(&inst, &inst.filtered);
-  l.value = offsetIn(&inst, &inst.value);
   l.node.offset = offsetIn(&inst, &inst.node);
   l.gpu.offset = offsetIn(&inst, &inst.gpu);
   l.source.offset = offsetIn(&inst, &inst.source);
   l.text.offset = offsetIn(&inst, &inst.text);
-  l.metric.offset = offsetIn(&inst, &inst.metric);
-  l.reason.offset = offsetIn(&inst, &inst.reason);
   auto optional = [&](const auto& member, uint32_t flag) {
     uint32_t at = offsetIn(&inst, &member);
     return OptionalField{at, at + flag};
   };
   l.rank = optional(inst.rank, 8);
-  l.exitCode = optional(inst.exitCode, 8);
-  l.signal = optional(inst.signal, 8);
-  l.state = optional(inst.state, 1);
-  l.captures = offsetIn(&inst, &inst.captures);
-  std::pair<std::string, std::string> capture;
-  l.captureSize = sizeof capture;
-  l.captureValue = offsetIn(&capture, &capture.second);
-  if (offsetIn(&capture, &capture.first) != 0) {
-    *error = "this C++ standard library lays out std::pair in a way the JIT does not read";
+  l.extra = offsetIn(&inst, &inst.extraFields);
+  runtime::MetricOrSchedulerFields extra;
+  auto extraOptional = [&](const auto& member, uint32_t flag) {
+    uint32_t at = offsetIn(&extra, &member);
+    return OptionalField{at, at + flag};
+  };
+  l.value = offsetIn(&extra, &extra.value);
+  l.metric.offset = offsetIn(&extra, &extra.metric);
+  l.reason.offset = offsetIn(&extra, &extra.reason);
+  l.exitCode = extraOptional(extra.exitCode, 8);
+  l.signal = extraOptional(extra.signal, 8);
+  l.state = extraOptional(extra.state, 1);
+  if (sizeof extra > sizeof inst) {  // the zeroed stand-in instance stands in for absent fields too
+    *error = "runtime::MetricOrSchedulerFields is larger than runtime::Instance";
     return false;
   }
+  l.captures = offsetIn(&inst, &inst.captures);
+  l.captureSize = sizeof(runtime::Captures::Entry);
+  l.captureValue = offsetof(runtime::Captures::Entry, valueText);
   runtime::EvalContext ctx;
   l.contextSlots = offsetIn(&ctx, &ctx.slots[0]);
   l.contextSeriesPos = offsetIn(&ctx, &ctx.seriesPos);

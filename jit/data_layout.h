@@ -6,7 +6,8 @@
 // layouts the code relies on: std::string as {data pointer at 0, size at 8} and
 // std::optional<T> as {value at 0, engaged flag after it}. When the standard library lays them
 // out differently the probe fails and the runtime uses the interpreter instead. The same holds
-// for std::vector, read as {begin pointer at 0, end pointer at 8}.
+// for runtime::Captures, read as {begin pointer at 0, end pointer at 8}, and for
+// std::shared_ptr, read as its element pointer at 0.
 #pragma once
 
 #include <cstdint>
@@ -31,11 +32,17 @@ struct DataLayout {
   uint32_t timeUnknown = 0;  // bool: `time` is null
   uint32_t sequence = 0;  // uint64
   uint32_t filtered = 0;  // bool
+  StringField node, gpu, source, text;
+  OptionalField rank;     // std::optional<int64_t>
+  // std::shared_ptr<const runtime::MetricOrSchedulerFields>; null for log evidence, whose
+  // fields then read as a zeroed struct would (null)
+  uint32_t extra = 0;
+  // runtime::MetricOrSchedulerFields, reached through `extra`
   uint32_t value = 0;     // double
-  StringField node, gpu, source, text, metric, reason;
-  OptionalField rank, exitCode, signal;  // std::optional<int64_t>
-  OptionalField state;                   // std::optional<ir::State> (one byte)
-  // captures: std::vector<std::pair<std::string, std::string>>, read as {begin, end} pointers
+  StringField metric, reason;
+  OptionalField exitCode, signal;  // std::optional<int64_t>
+  OptionalField state;             // std::optional<ir::State> (one byte)
+  // captures: runtime::Captures, read as {begin, end} pointers to (name, value) entries
   uint32_t captures = 0;
   uint32_t captureSize = 0;   // sizeof the pair
   uint32_t captureValue = 0;  // offset of the value string in the pair (the name is at 0)

@@ -37,13 +37,10 @@ int32_t attrib_jit_str_eq(const char* a, int64_t an, const char* b, int64_t bn) 
 
 int32_t attrib_jit_capture(const Instance* inst, const char* name, int64_t nameLen, const char** p, int64_t* n) noexcept {
   if (!inst) return 0;
-  for (const auto& [k, v] : inst->captures) {
-    if (k == view(name, nameLen)) {
-      hand(v, p, n);
-      return 1;
-    }
-  }
-  return 0;
+  std::optional<std::string_view> v = inst->capture(view(name, nameLen));
+  if (!v) return 0;
+  hand(*v, p, n);
+  return 1;
 }
 
 int32_t attrib_jit_match(EvalContext* ctx, int32_t regex, const char* p, int64_t n) noexcept {

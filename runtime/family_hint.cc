@@ -112,9 +112,9 @@ bool holds(const std::unique_ptr<Regex>& re, const std::string& line) { return r
 
 // The family word `re` finds in `line`, as the line holds it, or none.
 std::optional<std::string> wordIn(const std::unique_ptr<Regex>& re, const std::string& line) {
-  std::vector<std::pair<std::string, std::string>> captures;
+  Captures captures;
   if (!re || !re->match(line, &captures) || captures.empty()) return std::nullopt;
-  return std::move(captures.front().second);
+  return std::string(captures[0].value());
 }
 
 }  // namespace

@@ -23,6 +23,11 @@ Place Place::make(std::string connector, std::string location, uint64_t offset, 
   return p;
 }
 
+const MetricOrSchedulerFields& Instance::extra() const {
+  static const MetricOrSchedulerFields empty;
+  return extraFields ? *extraFields : empty;
+}
+
 Place Place::of(const evidence::Provenance& p) { return make(p.connector, p.location, p.offset, p.line); }
 
 void sortEarlierFirst(std::vector<Instance>& instances) {

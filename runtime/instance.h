@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/captures.h"
 #include "runtime/evidence_types.h"
 
 namespace attrib::runtime {
@@ -35,15 +36,27 @@ struct Place {
   static Place of(const evidence::Provenance& p);
 };
 
-// Field order packs the small fields together (an instance is ~400 bytes and a dense log has
+// What metric and scheduler evidence add to an instance. Log evidence, nearly every instance of
+// a dense log, has none of it, and these fields were more than a quarter of every instance
+// (docs/performance.md, "Captures in one block, metric and scheduler fields apart"): an instance
+// points to them instead. They are set once, when the instance is made, so copies share them.
+struct MetricOrSchedulerFields {
+  // Scheduler evidence
+  std::optional<ir::State> state;
+  std::optional<int64_t> exitCode, signal;
+  std::string reason;
+  // Metric evidence
+  double value = 0;
+  std::string metric;
+};
+
+// Field order packs the small fields together (an instance is ~250 bytes and a dense log has
 // 10^5-10^6 of them, held twice while the scanner merges its files' lists); the JIT measures
 // every offset it reads at start-up (jit/data_layout.h), so the order is free.
 struct Instance {
   int32_t symptom = -1;   // id in the program
   bool timeKnown = false;    // the evidence itself carried the time
   bool timeUnknown = false;  // no time at all: `time` is kTimeUnknown
-  // Scheduler evidence (with exitCode, signal and reason below)
-  std::optional<ir::State> state;
   // Nanoseconds since the epoch: the evidence's own time (timeKnown), or estimated from the
   // lines before it; kTimeUnknown (after every real time, so unknown times sort last) when
   // nothing gave one, and then predicates read `time` as null.
@@ -54,13 +67,8 @@ struct Instance {
   std::string gpu;
   std::string source;     // a log line's channel (kernel, application, ...), scheduler, metric, derived
   std::string text;       // the log line (or a description for metric/scheduler evidence)
-  std::vector<std::pair<std::string, std::string>> captures;  // named groups, pattern order
-  // Metric evidence
-  double value = 0;
-  std::string metric;
-  // Scheduler evidence
-  std::optional<int64_t> exitCode, signal;
-  std::string reason;
+  Captures captures;      // named groups, pattern order
+  std::shared_ptr<const MetricOrSchedulerFields> extraFields;  // null for log and derived evidence
   Place where;
   // A total order for instances at the same time: the order evidence was read in, made
   // deterministic by sorting sources by name.
@@ -72,12 +80,11 @@ struct Instance {
   bool filtered = false;      // removed by a filter or a `drop` action
   bool markedBad = false, markedInteresting = false;
 
-  const std::string* capture(const std::string& name) const {
-    for (const auto& [k, v] : captures) {
-      if (k == name) return &v;
-    }
-    return nullptr;
-  }
+  // The metric and scheduler fields, empty ones when the evidence has none.
+  const MetricOrSchedulerFields& extra() const;
+
+  // The first capture called `name`.
+  std::optional<std::string_view> capture(std::string_view name) const { return captures.find(name); }
 };
 
 // Instances ordered by time, then sequence.

@@ -213,12 +213,12 @@ Value fieldValue(const Instance& inst, ir::Field f, const ir::Program& program) 
     case F::Source: return str(inst.source);
     case F::Text: return text(inst.text);
     case F::Value:
-      return program.symptoms[inst.symptom].stream == ir::StreamKind::Metric ? real(inst.value) : null();
-    case F::Metric: return str(inst.metric);
-    case F::State: return inst.state ? integer(Type::State, static_cast<int64_t>(*inst.state)) : null();
-    case F::ExitCode: return inst.exitCode ? integer(Type::Int, *inst.exitCode) : null();
-    case F::Signal: return inst.signal ? integer(Type::Int, *inst.signal) : null();
-    case F::Reason: return str(inst.reason);
+      return program.symptoms[inst.symptom].stream == ir::StreamKind::Metric ? real(inst.extra().value) : null();
+    case F::Metric: return str(inst.extra().metric);
+    case F::State: return inst.extra().state ? integer(Type::State, static_cast<int64_t>(*inst.extra().state)) : null();
+    case F::ExitCode: return inst.extra().exitCode ? integer(Type::Int, *inst.extra().exitCode) : null();
+    case F::Signal: return inst.extra().signal ? integer(Type::Int, *inst.extra().signal) : null();
+    case F::Reason: return str(inst.extra().reason);
   }
   return null();
 }
@@ -380,7 +380,8 @@ Value Interpreter::aggregate(const ir::Expr& e, EvalContext& ctx) {
       if (!last || earlier(*last, inst)) last = &inst;
       if (e.op == Op::Exists) break;
       if (e.op == Op::Distinct) {
-        const std::string* c = e.name.empty() ? nullptr : inst.capture(e.name);
+        std::optional<std::string_view> c;
+        if (!e.name.empty()) c = inst.capture(e.name);
         Value v = e.name.empty() ? fieldValue(inst, e.counted, program) : c ? text(*c) : null();
         if (v.type == Type::String) distinctStrings.emplace(v.s);
         else if (!v.isNull()) distinctInts.insert(v.i);
@@ -540,7 +541,7 @@ Value Interpreter::eval(const ir::Expr& e, EvalContext& ctx) {
     case Op::CaptureOf: {
       Value of = eval(e.operands[0], ctx);
       if (!of.instance) return null();
-      const std::string* c = of.instance->capture(e.name);
+      std::optional<std::string_view> c = of.instance->capture(e.name);
       return c ? text(*c) : null();
     }
     case Op::Workload: return ctx.workload ? workloadValue(e.wfield, *ctx.workload) : null();

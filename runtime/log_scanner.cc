@@ -747,12 +747,12 @@ class FileScan {
   // Named captures called node, rank or gpu set those fields (docs/language.md).
   static void applyCaptureFields(Pending* pending) {
     Instance& inst = pending->inst;
-    if (const std::string* node = inst.capture("node")) {
+    if (std::optional<std::string_view> node = inst.capture("node")) {
       inst.node = *node;
       pending->nodeFixed = true;
     }
-    if (const std::string* gpu = inst.capture("gpu")) inst.gpu = *gpu;
-    if (const std::string* rank = inst.capture("rank")) {
+    if (std::optional<std::string_view> gpu = inst.capture("gpu")) inst.gpu = *gpu;
+    if (std::optional<std::string_view> rank = inst.capture("rank")) {
       int64_t r;
       auto [ptr, ec] = std::from_chars(rank->data(), rank->data() + rank->size(), r);
       if (ec == std::errc() && ptr == rank->data() + rank->size()) inst.rank = r;

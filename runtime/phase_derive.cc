@@ -29,13 +29,13 @@ std::string message(const ir::Symptom& symptom, const Instance& c) {
     if (name == "rank") return c.rank ? std::to_string(*c.rank) : "?";
     if (name == "node") return c.node.empty() ? "?" : c.node;
     if (name == "gpu") return c.gpu.empty() ? "?" : c.gpu;
-    const std::string* v = c.capture(name);
-    return v ? *v : "?";
+    std::optional<std::string_view> v = c.capture(name);
+    return v ? std::string(*v) : "?";
   };
   if (symptom.message.empty()) {
     std::string out = c.rank ? fmt::format("rank {} on {}", *c.rank, value("node")) : fmt::format("node {}", c.node);
     for (size_t i = 0; i < c.captures.size(); ++i) {
-      out += fmt::format("{}{}={}", i == 0 ? ": " : ", ", c.captures[i].first, c.captures[i].second);
+      out += fmt::format("{}{}={}", i == 0 ? ": " : ", ", c.captures[i].name(), c.captures[i].value());
     }
     return out;
   }
@@ -96,7 +96,7 @@ void deriveInstances(AttributionRun& run) {
       for (const auto& let : symptom.lets) {
         Value v = run.interpreter.eval(let.value, ctx);
         if (v.isNull()) continue;
-        c.captures.emplace_back(let.name, v.type == ir::Type::String ? std::string(v.s) : valueText(v.type, v.i, v.f));
+        c.captures.append(let.name, v.type == ir::Type::String ? std::string(v.s) : valueText(v.type, v.i, v.f));
       }
       c.text = message(symptom, c);
       c.sequence = run.nextSequence();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "runtime/attribution_run.h"
@@ -22,10 +23,12 @@ void extractScheduler(AttributionRun& run) {
     inst.timeUnknown = !inst.timeKnown;
     inst.time = w.end.value_or(w.start.value_or(kTimeUnknown));
     inst.source = "scheduler";
-    inst.state = w.state;
-    inst.exitCode = w.exitCode;
-    inst.signal = w.signal;
-    inst.reason = w.reason;
+    MetricOrSchedulerFields fields;
+    fields.state = w.state;
+    fields.exitCode = w.exitCode;
+    fields.signal = w.signal;
+    fields.reason = w.reason;
+    inst.extraFields = std::make_shared<const MetricOrSchedulerFields>(std::move(fields));
     inst.text = fmt::format("state={}", ir::stateName(w.state));
     if (w.exitCode) inst.text += fmt::format(" exit_code={}", *w.exitCode);
     if (w.signal) inst.text += fmt::format(" signal={}", *w.signal);
@@ -66,8 +69,10 @@ void extractMetrics(AttributionRun& run) {
       c.node = m.node;
       c.gpu = m.gpu;
       c.source = "metric";
-      c.metric = m.name;
-      c.value = m.value;
+      MetricOrSchedulerFields fields;
+      fields.metric = m.name;
+      fields.value = m.value;
+      c.extraFields = std::make_shared<const MetricOrSchedulerFields>(std::move(fields));
       std::string labels;
       for (const auto& [k, v] : m.labels) labels += fmt::format("{}{}=\"{}\"", labels.empty() ? "" : ",", k, v);
       c.text = fmt::format("{}{{{}}} {}", m.name, labels, m.value);

@@ -115,7 +115,7 @@ bool holdsCaseless(std::string_view text, std::string_view literal) {
 
 }  // namespace
 
-bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures, bool* limited,
+bool Regex::match(std::string_view text, Captures* captures, bool* limited,
                   size_t* start) const {
   if (!holdsCaseless(text, required_)) return false;
   jitOnce();
@@ -134,15 +134,18 @@ bool Regex::match(std::string_view text, std::vector<std::pair<std::string, std:
   if (captures) {
     PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
     uint32_t pairs = pcre2_get_ovector_count(data.get());
+    thread_local Captures::Pairs found;  // views into `text`, copied into one block below
+    found.clear();
     for (const auto& [group, name] : names_) {
       if (group >= pairs || ovector[2 * group] == PCRE2_UNSET) continue;
-      captures->emplace_back(name, std::string(text.substr(ovector[2 * group], ovector[2 * group + 1] - ovector[2 * group])));
+      found.emplace_back(name, text.substr(ovector[2 * group], ovector[2 * group + 1] - ovector[2 * group]));
     }
+    captures->assign(found);
   }
   return true;
 }
 
-bool Regex::matchRecord(std::string_view messages, std::vector<std::pair<std::string, std::string>>* captures,
+bool Regex::matchRecord(std::string_view messages, Captures* captures,
                         bool* limited, size_t* start) const {
   if (!singleLine_) return match(messages, captures, limited, start);
   // One line at a time, in order: the first line that matches gives the captures and the start.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/captures.h"
 
 struct pcre2_real_code_8;
 struct pcre2_real_match_data_8;
@@ -29,21 +30,21 @@ class Regex {
   static std::unique_ptr<Regex> compile(const ir::Pattern& pattern, std::string* error, bool lines = false);
   ~Regex();
 
-  // Whether `text` matches; when it does and `captures` is given, appends the named groups
+  // Whether `text` matches; when it does and `captures` is given, they become the named groups
   // that participated in the match, in pattern order. When PCRE2 gives up instead of deciding
   // (its match, depth or heap limit: catastrophic backtracking), the answer is false and
   // `limited`, when given, is set: the caller must say so, a line it did not decide is not a
   // line that did not match. `start`, when given, is set to the offset in `text` at which the
   // match begins. A pattern with a required literal (ir::Pattern::required) answers false at
   // once for a text that lacks it.
-  bool match(std::string_view text, std::vector<std::pair<std::string, std::string>>* captures = nullptr,
+  bool match(std::string_view text, Captures* captures = nullptr,
              bool* limited = nullptr, size_t* start = nullptr) const;
 
   // A symptom pattern on a record's messages (one per line, joined by '\n'). A pattern that does
   // not span lines (no `\n`, `\R` or dot-all: docs/language.md, "Records") is matched against
   // each line in turn, so that a `[^ ]+` or `\s` in it never runs into the next line; the first
   // line that matches gives the captures, and `start` is its match's offset in `messages`.
-  bool matchRecord(std::string_view messages, std::vector<std::pair<std::string, std::string>>* captures = nullptr,
+  bool matchRecord(std::string_view messages, Captures* captures = nullptr,
                    bool* limited = nullptr, size_t* start = nullptr) const;
   // Whether matchRecord matches line by line (the pattern does not span lines).
   bool singleLine() const { return singleLine_; }

@@ -272,17 +272,28 @@ class InputGen {
     for (const auto& name : kCaptureNames) {
       if (!rng_.chance(0.5)) continue;
       int r = static_cast<int>(rng_.below(3));
-      in.captures.emplace_back(name, r == 0 ? rng_.pick(kStrings) : r == 1 ? rng_.pick(kNumbers) : std::to_string(integer()));
+      in.captures.append(name, r == 0 ? rng_.pick(kStrings) : r == 1 ? rng_.pick(kNumbers) : std::to_string(integer()));
     }
-    if (!in.captures.empty() && rng_.chance(0.05)) in.captures.emplace_back(in.captures[0].first, "shadowed");
-    in.value = real();
-    in.metric = metric ? (rng_.chance(0.8) ? "gpu_temp" : "") : (rng_.chance(0.1) ? "stray" : "");
-    if (rng_.chance(0.4)) in.state = static_cast<ir::State>(rng_.below(12));
-    if (rng_.chance(0.5)) in.exitCode = integer();
-    if (rng_.chance(0.3)) in.signal = rng_.chance(0.5) ? 9 : integer();
-    in.reason = rng_.pick(kReasons);
+    if (!in.captures.empty() && rng_.chance(0.05)) in.captures.append(in.captures[0].name(), "shadowed");
+    // Log evidence has no metric or scheduler fields at all: the compiled code reads a stand-in.
+    if (metric || !rng_.chance(0.3)) {
+      runtime::MetricOrSchedulerFields f;
+      f.value = real();
+      f.metric = metric ? (rng_.chance(0.8) ? "gpu_temp" : "") : (rng_.chance(0.1) ? "stray" : "");
+      if (rng_.chance(0.4)) f.state = static_cast<ir::State>(rng_.below(12));
+      if (rng_.chance(0.5)) f.exitCode = integer();
+      if (rng_.chance(0.3)) f.signal = rng_.chance(0.5) ? 9 : integer();
+      f.reason = rng_.pick(kReasons);
+      in.extraFields = std::make_shared<const runtime::MetricOrSchedulerFields>(std::move(f));
+    }
     in.filtered = rng_.chance(0.1);
     return in;
+  }
+
+  static void setValue(Instance& in, double value) {
+    runtime::MetricOrSchedulerFields f = in.extra();
+    f.value = value;
+    in.extraFields = std::make_shared<const runtime::MetricOrSchedulerFields>(std::move(f));
   }
 
   // `hostSymptoms` metric symptoms follow the base ones: attribution runs a metric symptom's
@@ -317,9 +328,9 @@ class InputGen {
       s.time = t;
       if (counter) {
         v = rng_.chance(0.15) ? static_cast<double>(rng_.below(10)) : v + static_cast<double>(rng_.below(100));
-        s.value = rng_.chance(cfg_.edge / 4) ? real() : v;
+        setValue(s, rng_.chance(cfg_.edge / 4) ? real() : v);
       }
-      if (rng_.chance(cfg_.edge / 3)) s.value = rng_.edge(kExtremeFloats, kEdgeFloats);
+      if (rng_.chance(cfg_.edge / 3)) setValue(s, rng_.edge(kExtremeFloats, kEdgeFloats));
       w->samples.push_back(std::move(s));
       t = saturatingAdd(t, rng_.chance(0.2) ? rng_.below(120) * kSecond : step);
     }
@@ -1056,13 +1067,13 @@ std::string opt(const std::optional<T>& v) {
 std::string describe(const Instance* in) {
   if (!in) return "none";
   std::string caps;
-  for (const auto& [k, v] : in->captures) caps += fmt::format("{}{}={}", caps.empty() ? "" : ",", k, quote(v));
+  for (const auto& e : in->captures) caps += fmt::format("{}{}={}", caps.empty() ? "" : ",", e.name(), quote(std::string(e.value())));
   return fmt::format(
       "{{symptom={} time={} seq={} node={} rank={} gpu={} source={} text={} captures=[{}] value={} metric={} "
       "state={} exit={} signal={} reason={} filtered={}}}",
       in->symptom, in->time, in->sequence, quote(in->node), opt(in->rank), quote(in->gpu), quote(in->source),
-      quote(in->text), caps, in->value, quote(in->metric), opt(in->state), opt(in->exitCode), opt(in->signal),
-      quote(in->reason), in->filtered);
+      quote(in->text), caps, in->extra().value, quote(in->extra().metric), opt(in->extra().state),
+      opt(in->extra().exitCode), opt(in->extra().signal), quote(in->extra().reason), in->filtered);
 }
 
 std::string describe(const evidence::Workload& w) {
@@ -1555,7 +1566,7 @@ class Batch {
     if (spec.series) {
       std::string series;
       for (const Instance* s : spec.world->series) {
-        series += fmt::format("{}({}: {}, sym {})", series.empty() ? "" : " ", s->time, s->value, s->symptom);
+        series += fmt::format("{}({}: {}, sym {})", series.empty() ? "" : " ", s->time, s->extra().value, s->symptom);
       }
       out += fmt::format("  series (pos {}): {}\n", spec.seriesPos, series);
     } else {

@@ -103,7 +103,7 @@ TEST_F(ClaimedChunks, OneUnclaimedLineBringsTheMarkersBack) {
   EXPECT_EQ(channel(r, ir::Channel::Application), 0u);
   ASSERT_EQ(r.instances.size(), 2u);
   std::vector<std::string> codes;
-  for (const auto& inst : r.instances) codes.push_back(*inst.capture("code"));
+  for (const auto& inst : r.instances) codes.emplace_back(*inst.capture("code"));
   EXPECT_EQ(codes, (std::vector<std::string>{"48", "79"}));
 }
 

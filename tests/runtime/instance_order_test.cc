@@ -25,14 +25,14 @@ std::vector<Instance> tiedInstances(size_t n, unsigned seed, int times, int sequ
     out[i].sequence = random() % sequences;
     out[i].symptom = static_cast<int32_t>(random() % 5);
     out[i].text = std::to_string(i);
-    out[i].captures = {{"k", std::string(40, static_cast<char>('a' + i % 26))}};  // a heap string moves too
+    out[i].captures = {{"k", std::string(40, static_cast<char>('a' + i % 26))}};  // a capture block moves too
   }
   return out;
 }
 
 std::vector<std::string> texts(const std::vector<Instance>& v) {
   std::vector<std::string> out;
-  for (const auto& inst : v) out.push_back(inst.text + "/" + (inst.captures.empty() ? "" : inst.captures[0].second));
+  for (const auto& inst : v) out.push_back(inst.text + "/" + (inst.captures.empty() ? "" : std::string(inst.captures[0].value())));
   return out;
 }
 

@@ -29,10 +29,10 @@ TEST(RegexRequired, ARecordWithoutTheLiteralIsNotAMatchAndOneWithItIsDecidedByPc
   std::string error;
   auto re = Regex::compile(p, &error, /*lines=*/true);
   ASSERT_TRUE(re) << error;
-  std::vector<std::pair<std::string, std::string>> captures;
+  runtime::Captures captures;
   EXPECT_TRUE(re->match("mlx5_core 0000:5d:00.0 ib4: Link up", &captures));
   ASSERT_EQ(captures.size(), 2u);
-  EXPECT_EQ(captures[0].second, "0000:5d:00.0");
+  EXPECT_EQ(captures[0].value(), "0000:5d:00.0");
   EXPECT_TRUE(re->match("mlx5_core 0000:5d:00.0 ib4: LINK UP and link up")) << "the literal in another case";
   EXPECT_FALSE(re->match("mlx5_core 0000:5d:00.0 ib4: Link down"));
   EXPECT_FALSE(re->match("mlx5_core 0000:5d:00.0 ib4: mlx5_fw_tracer_init: link u")) << "cut one byte short";
@@ -83,11 +83,11 @@ TEST(RecordMatch, APatternWithoutNewlineMatchesWithinOneLine) {
   auto word = logPattern(R"(loss (?<value>[^ ]+) step)");
   EXPECT_TRUE(word->singleLine());
   EXPECT_FALSE(word->matchRecord("loss 1.5\nnan step 3")) << "[^ ]+ does not take the newline";
-  std::vector<std::pair<std::string, std::string>> captures;
+  runtime::Captures captures;
   size_t start = 0;
   EXPECT_TRUE(word->matchRecord("epoch 1\nloss 1.5 step 3", &captures, nullptr, &start));
   ASSERT_EQ(captures.size(), 1u);
-  EXPECT_EQ(captures[0].second, "1.5");
+  EXPECT_EQ(captures[0].value(), "1.5");
   EXPECT_EQ(start, 8u) << "the offset in the record, not in the line";
   auto blank = logPattern(R"(error:\s+code)");
   EXPECT_FALSE(blank->matchRecord("error:\ncode 3"));
