@@ -685,13 +685,21 @@ bool glogBare(std::string_view s, size_t* pos, const PrefixOptions& options, Ite
 
 // mpirun --timestamp-output (Open MPI 1.x-4.x) and horovodrun's timestamped output put ctime's
 // time right before the tag, with no blank: "Tue Nov 27 13:49:06 2018[1,10]<stdout>:" and, with
-// no tag, "Tue Nov 27 13:49:06 2018<stdout>:". Read only so, glued to a '[' or a '<' stream tag,
-// since a ctime date at a line's start is otherwise a message's own words.
+// no tag, "Tue Nov 27 13:49:06 2018<stdout>:". Read only so, glued to a whole tag or a '<' stream
+// tag, since a ctime date at a line's start is otherwise a message's own words. The tag itself is
+// left for the next item to read.
 bool ctimeBeforeMpiTag(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item) {
   size_t p = *pos;
   int64_t time;
-  if (!ctimeStamp(s, &p, options, &time)) return false;
-  if (p >= s.size() || (s[p] != '[' && !mpiStreamTag(s, &p))) return false;
+  if (!ctimeStamp(s, &p, options, &time) || p >= s.size()) return false;
+  if (s[p] == '[') {
+    size_t tag = p + 1;
+    int32_t rank;
+    std::string_view host;
+    if (!mpiTagInBrackets(s, &tag, &rank, &host)) return false;
+  } else if (!mpiStreamTag(s, &p)) {
+    return false;
+  }
   *pos = p;
   *item = itemOf(Item::kTime, time);
   item->glued = true;

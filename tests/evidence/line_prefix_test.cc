@@ -567,6 +567,9 @@ TEST(LinePrefixForms, MpiLaunchersTagOfAProcesssOutput) {
   expectNothing("[3] x<stdout>:");
   expectNothing("Tue Nov 27 13:49:06 2018 [1,10]<stdout>:x");
   expectNothing("Wed Nov 27 13:49:06 2018[1,10]<stdout>:x");
+  // A ctime date glued to a bracket that is no launcher's tag is a message's own words.
+  expectNothing("Tue Nov 27 13:49:06 2018[WARN] disk almost full");
+  expectNothing("Tue Nov 27 13:49:06 2018[1,10] x");
 }
 
 TEST(LinePrefixForms, UcxPrefix) {
