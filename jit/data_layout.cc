@@ -111,23 +111,20 @@ bool probeDataLayout(DataLayout* out, std::string* error) {
   l.gpu.offset = offsetIn(&inst, &inst.gpu);
   l.source.offset = offsetIn(&inst, &inst.source);
   l.text.offset = offsetIn(&inst, &inst.text);
-  auto optional = [&](const auto& member, uint32_t flag) {
-    uint32_t at = offsetIn(&inst, &member);
+  // An optional member of `object`, its engaged flag `flag` bytes after its value.
+  auto optionalIn = [](const void* object, const auto& member, uint32_t flag) {
+    uint32_t at = offsetIn(object, &member);
     return OptionalField{at, at + flag};
   };
-  l.rank = optional(inst.rank, 8);
+  l.rank = optionalIn(&inst, inst.rank, 8);
   l.extra = offsetIn(&inst, &inst.extraFields);
   runtime::MetricOrSchedulerFields extra;
-  auto extraOptional = [&](const auto& member, uint32_t flag) {
-    uint32_t at = offsetIn(&extra, &member);
-    return OptionalField{at, at + flag};
-  };
   l.value = offsetIn(&extra, &extra.value);
   l.metric.offset = offsetIn(&extra, &extra.metric);
   l.reason.offset = offsetIn(&extra, &extra.reason);
-  l.exitCode = extraOptional(extra.exitCode, 8);
-  l.signal = extraOptional(extra.signal, 8);
-  l.state = extraOptional(extra.state, 1);
+  l.exitCode = optionalIn(&extra, extra.exitCode, 8);
+  l.signal = optionalIn(&extra, extra.signal, 8);
+  l.state = optionalIn(&extra, extra.state, 1);
   if (sizeof extra > sizeof inst) {  // the zeroed stand-in instance stands in for absent fields too
     *error = "runtime::MetricOrSchedulerFields is larger than runtime::Instance";
     return false;

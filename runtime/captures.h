@@ -2,9 +2,9 @@
 //
 // A dense log gives 10^5-10^6 instances, most of them with one to three short captures. Held as
 // a std::vector of std::string pairs they cost 24 bytes in the instance, 64 bytes per pair and
-// two mallocs as the vector grew (docs/performance.md, "Captures in one block"). Here the
-// instance holds two pointers, and one allocation holds the pairs as (data, size) views
-// followed by the bytes they view.
+// two mallocs as the vector grew (docs/performance.md, "Captures in one block, metric and
+// scheduler fields apart"). Here the instance holds two pointers, and one allocation holds the
+// pairs as (data, size) views followed by the bytes they view.
 //
 // Layout contract, read in place by compiled predicates (jit/data_layout.h): the object is
 // {begin, end} pointers to Entry, and an Entry is {name, value}, each {const char* data, size_t
@@ -36,7 +36,6 @@ class Captures {
   using Pairs = std::vector<std::pair<std::string_view, std::string_view>>;
 
   Captures() = default;
-  explicit Captures(const Pairs& pairs) { assign(pairs); }
   Captures(std::initializer_list<std::pair<std::string_view, std::string_view>> pairs) { assign(Pairs(pairs)); }
   Captures(const Captures& other) { assign(other.pairs()); }
   Captures(Captures&& other) noexcept : begin_(other.begin_), end_(other.end_) { other.begin_ = other.end_ = nullptr; }
@@ -48,7 +47,6 @@ class Captures {
   void assign(const Pairs& pairs);
   // Adds a pair at the end; rebuilds the block, so for the few captures derived symptoms set.
   void append(std::string_view name, std::string_view value);
-  void clear() { release(); }
 
   const Entry* begin() const { return begin_; }
   const Entry* end() const { return end_; }
