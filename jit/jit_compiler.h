@@ -1,23 +1,26 @@
-// Compiles a program's predicates to native code with LLVM ORC (LLJIT), the fast path of the
-// runtime's attribution phases; runtime::Interpreter stays the reference and the fallback.
+// Compiles a program's predicates to native code, the fast path of the runtime's attribution
+// phases; runtime::Interpreter stays the reference and the fallback.
 //
-// Pipeline: predicate IR -> LLVM IR (codegen.h) -> O2 (new pass manager) -> object code ->
-// linked by LLJIT. With a cache directory the object is stored, and a later start with the same
-// key (the program's IR, CPU, LLVM version, runtime data layout) links it without generating
-// or optimising anything.
+// Pipeline: predicate IR -> LLVM IR (codegen.h) -> O2 (new pass manager) -> object code (in
+// the LLVM module, llvm_backend.h) -> loaded by the own loader (object_loader.h), or by LLVM
+// ORC when the loader refuses it. With a cache directory the objects are stored, and a later
+// start with the same key (the program's IR, the host CPU as CPUID reports it, LLVM's version,
+// the runtime's data layout) loads them without LLVM: libLLVM is then never mapped.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "ir/ir.h"
-#include "jit/codegen.h"
+#include "jit/predicates.h"
 #include "runtime/compiled_predicates.h"
 
 namespace attrib::jit {
 
 struct JitOptions {
   std::string cacheDir;  // empty: no object cache
+  // Link with LLVM ORC even where the own loader could (to compare the two; it loads libLLVM).
+  bool llvmLinker = false;
 };
 
 // What one compilation did and how long each step took.
@@ -27,6 +30,8 @@ struct JitReport {
   size_t predicates = 0;
   size_t objectBytes = 0;
   size_t threads = 0;  // compiled in parallel on this many threads (0: nothing compiled)
+  bool linkedByLlvm = false;  // the own loader refused an object (why: loaderNote); LLVM linked it
+  std::string loaderNote;
   // Wall-clock times; generate/optimise/codegen are those of the slowest thread.
   double generateMs = 0, optimiseMs = 0, codegenMs = 0, linkMs = 0, totalMs = 0;
 };

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +16,7 @@
 #include "compiler/compilation.h"
 #include "compiler/diagnostic_render.h"
 #include "driver/engine_build.h"
+#include "jit/llvm_backend.h"
 #include "runtime/bundle.h"
 #include "runtime/engine.h"
 #include "tests/runtime/engine_util.h"
@@ -142,6 +146,63 @@ TEST_F(JitCache, ColdStartWritesOneEntryAndWarmStartLinksItWithoutCompiling) {
   EXPECT_EQ(warm.codegenMs, 0);
   EXPECT_EQ(entries().size(), 1u);
   EXPECT_EQ(verdictWith(first), verdictWith(second));
+  EXPECT_FALSE(cold.linkedByLlvm) << cold.loaderNote;
+  EXPECT_FALSE(warm.linkedByLlvm) << "the own loader refused LLVM's code: " << warm.loaderNote;
+}
+
+// ctest runs every test in its own process, so whether libLLVM was loaded is this test's alone.
+TEST_F(JitCache, AWarmStartLoadsTheCachedCodeWithoutEverLoadingLlvm) {
+  if (llvmBackendLoaded()) GTEST_SKIP() << "another test in this process loaded LLVM; run this one alone";
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // the cold start, in a process of its own
+    std::string error;
+    _exit(compilePredicates(stdlib()->program, options(), nullptr, &error) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_EQ(entries().size(), 1u);
+  EXPECT_FALSE(llvmBackendLoaded());
+  JitReport warm;
+  std::string error;
+  auto compiled = compilePredicates(stdlib()->program, options(), &warm, &error);
+  ASSERT_TRUE(compiled) << error;
+  EXPECT_TRUE(warm.cacheHit) << warm.cacheNote;
+  EXPECT_FALSE(warm.linkedByLlvm) << warm.loaderNote;
+  std::string verdict = verdictWith(compiled);
+  EXPECT_FALSE(llvmBackendLoaded()) << "a cache hit mapped libLLVM";
+  // The same verdict as code LLVM itself linked (which loads it).
+  JitOptions llvmLinked = options();
+  llvmLinked.llvmLinker = true;
+  JitReport byLlvm;
+  auto linked = compilePredicates(stdlib()->program, llvmLinked, &byLlvm, &error);
+  ASSERT_TRUE(linked) << error;
+  EXPECT_TRUE(byLlvm.linkedByLlvm);
+  EXPECT_TRUE(llvmBackendLoaded());
+  EXPECT_EQ(verdict, verdictWith(linked));
+}
+
+TEST_F(JitCache, AMissingLlvmModuleIsAnErrorOnAColdStartAndNothingOnAWarmOne) {
+  if (llvmBackendLoaded()) GTEST_SKIP() << "another test in this process loaded LLVM; run this one alone";
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string error;
+    _exit(compilePredicates(stdlib()->program, options(), nullptr, &error) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ::setenv("ATTRIB_JIT_LLVM_MODULE", (dir_ / "no-such-module.so").c_str(), 1);
+  JitReport warm;
+  std::string error;
+  EXPECT_TRUE(compilePredicates(stdlib()->program, options(), &warm, &error)) << error;
+  auto site = bundleOf({testing::stdlibPaths(), {std::string(ATTRIB_SOURCE_DIR) + "/examples/site-rules"}});
+  EXPECT_FALSE(compilePredicates(site->program, options(), nullptr, &error));
+  EXPECT_NE(error.find("cannot load the JIT's LLVM module"), std::string::npos) << error;
+  EXPECT_NE(error.find("no-such-module.so"), std::string::npos) << error;
+  ::unsetenv("ATTRIB_JIT_LLVM_MODULE");
 }
 
 TEST_F(JitCache, ADifferentProgramGetsItsOwnEntry) {

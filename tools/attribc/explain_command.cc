@@ -7,7 +7,7 @@
 
 #include "compiler/compilation.h"
 #include "compiler/lower.h"
-#include "jit/codegen.h"
+#include "jit/predicates.h"
 #include "jit/jit_compiler.h"
 #include "runtime/join_plan.h"
 #include "tools/attribc/commands.h"
