@@ -1,13 +1,17 @@
 #include "pg/connection.h"
 
-#include <libpq-fe.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
+#include "pg/libpq_api.h"
+
 namespace attrib::pg {
 namespace {
+
+// libpq, once parse() has loaded it: every connection, result and error starts there.
+const LibpqApi& pq() { return *libpqApi(nullptr); }
 
 // One line: newlines and tabs become "; " and spaces, the "ERROR:  " prefix goes, and the
 // password (when known) is replaced wherever it appears.
@@ -54,11 +58,12 @@ struct Parsed {
 };
 
 bool parse(const std::string& conninfo, Parsed* out, std::string* error) {
+  if (!libpqApi(error)) return false;
   char* message = nullptr;
-  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &message);
+  PQconninfoOption* options = pq().PQconninfoParse(conninfo.c_str(), &message);
   if (!options) {
     std::string why = message ? oneLine(withoutQuotes(message), "") : "out of memory";
-    PQfreemem(message);
+    pq().PQfreemem(message);
     if (error) *error = "the PostgreSQL connection string cannot be read: " + why;
     return false;
   }
@@ -73,7 +78,7 @@ bool parse(const std::string& conninfo, Parsed* out, std::string* error) {
     else if (k == "user") user = o->val;
     else if (k == "password") out->password = o->val;
   }
-  PQconninfoFree(options);
+  pq().PQconninfoFree(options);
   // A dbname that is itself a conninfo is not expanded by PQconninfoParse; we never pass one.
   std::string where = !host.empty() ? host : !hostaddr.empty() ? hostaddr : "the default socket";
   if (!port.empty()) where += ":" + port;
@@ -85,10 +90,10 @@ bool parse(const std::string& conninfo, Parsed* out, std::string* error) {
 
 Error resultError(const pg_result* r, const std::string& secret) {
   Error e;
-  const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  const char* state = pq().PQresultErrorField(r, PG_DIAG_SQLSTATE);
   if (state) e.sqlstate = state;
-  const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-  e.message = oneLine(primary ? primary : PQresultErrorMessage(r), secret);
+  const char* primary = pq().PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+  e.message = oneLine(primary ? primary : pq().PQresultErrorMessage(r), secret);
   if (e.message.empty()) e.message = "the statement failed";
   return e;
 }
@@ -111,23 +116,25 @@ Result::Result(pg_result* r, Error e) : result_(r), error_(std::move(e)) {}
 Result::Result(Result&& o) noexcept : result_(o.result_), error_(std::move(o.error_)) { o.result_ = nullptr; }
 Result& Result::operator=(Result&& o) noexcept {
   if (this != &o) {
-    PQclear(result_);
+    if (result_) pq().PQclear(result_);
     result_ = o.result_;
     error_ = std::move(o.error_);
     o.result_ = nullptr;
   }
   return *this;
 }
-Result::~Result() { PQclear(result_); }
-int Result::rows() const { return result_ ? PQntuples(result_) : 0; }
-bool Result::isNull(int row, int col) const { return !result_ || PQgetisnull(result_, row, col); }
+Result::~Result() {
+  if (result_) pq().PQclear(result_);
+}
+int Result::rows() const { return result_ ? pq().PQntuples(result_) : 0; }
+bool Result::isNull(int row, int col) const { return !result_ || pq().PQgetisnull(result_, row, col); }
 std::string Result::text(int row, int col) const {
   if (isNull(row, col)) return "";
-  return std::string(PQgetvalue(result_, row, col), static_cast<size_t>(PQgetlength(result_, row, col)));
+  return std::string(pq().PQgetvalue(result_, row, col), static_cast<size_t>(pq().PQgetlength(result_, row, col)));
 }
-int64_t Result::integer(int row, int col) const { return isNull(row, col) ? 0 : std::strtoll(PQgetvalue(result_, row, col), nullptr, 10); }
+int64_t Result::integer(int row, int col) const { return isNull(row, col) ? 0 : std::strtoll(pq().PQgetvalue(result_, row, col), nullptr, 10); }
 int64_t Result::affected() const {
-  const char* n = result_ ? PQcmdTuples(result_) : "";
+  const char* n = result_ ? pq().PQcmdTuples(result_) : "";
   return *n ? std::strtoll(n, nullptr, 10) : 0;
 }
 
@@ -145,10 +152,10 @@ std::unique_ptr<Connection> Connection::open(const std::string& conninfo, Error*
   // order and expands the conninfo where dbname stands).
   const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};
   const char* values[] = {timeout.c_str(), options.applicationName.c_str(), conninfo.c_str(), nullptr};
-  pg_conn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  pg_conn* conn = pq().PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   std::unique_ptr<Connection> c(new Connection(conn, parsed.password));
   c->describe_ = parsed.describe;
-  if (!conn || PQstatus(conn) != CONNECTION_OK) {
+  if (!conn || pq().PQstatus(conn) != CONNECTION_OK) {
     *error = c->failure("cannot connect to PostgreSQL at " + parsed.describe);
     return nullptr;
   }
@@ -162,11 +169,13 @@ std::unique_ptr<Connection> Connection::open(const std::string& conninfo, Error*
 }
 
 Connection::Connection(pg_conn* conn, std::string secret) : conn_(conn), secret_(std::move(secret)) {}
-Connection::~Connection() { PQfinish(conn_); }
+Connection::~Connection() {
+  if (conn_) pq().PQfinish(conn_);
+}
 
 Error Connection::failure(std::string_view what) const {
   Error e;
-  std::string why = conn_ ? oneLine(PQerrorMessage(conn_), secret_) : "out of memory";
+  std::string why = conn_ ? oneLine(pq().PQerrorMessage(conn_), secret_) : "out of memory";
   e.message = std::string(what) + (why.empty() ? "" : ": " + why);
   return e;
 }
@@ -176,32 +185,32 @@ Result Connection::exec(std::string_view sql, const std::vector<Value>& params) 
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p.text() ? p.text()->c_str() : nullptr);
-  pg_result* r = PQexecParams(conn_, text.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0);
+  pg_result* r = pq().PQexecParams(conn_, text.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0);
   if (!r) return Result(nullptr, failure("the statement could not be sent"));
-  ExecStatusType status = PQresultStatus(r);
+  ExecStatusType status = pq().PQresultStatus(r);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return Result(r, {});
   Error e = resultError(r, secret_);
-  PQclear(r);
-  if (PQstatus(conn_) == CONNECTION_BAD && e.sqlstate.empty()) e = failure("the connection to PostgreSQL was lost");
+  pq().PQclear(r);
+  if (pq().PQstatus(conn_) == CONNECTION_BAD && e.sqlstate.empty()) e = failure("the connection to PostgreSQL was lost");
   return Result(nullptr, std::move(e));
 }
 
 Result Connection::script(std::string_view sql) {
   std::string text(sql);
-  pg_result* r = PQexec(conn_, text.c_str());
+  pg_result* r = pq().PQexec(conn_, text.c_str());
   if (!r) return Result(nullptr, failure("the statement could not be sent"));
-  ExecStatusType status = PQresultStatus(r);
+  ExecStatusType status = pq().PQresultStatus(r);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return Result(r, {});
   Error e = resultError(r, secret_);
-  PQclear(r);
+  pq().PQclear(r);
   return Result(nullptr, std::move(e));
 }
 
-bool Connection::healthy() const { return PQstatus(conn_) == CONNECTION_OK; }
+bool Connection::healthy() const { return pq().PQstatus(conn_) == CONNECTION_OK; }
 
 bool Connection::reset(Error* error) {
-  PQreset(conn_);
-  if (PQstatus(conn_) == CONNECTION_OK) {
+  pq().PQreset(conn_);
+  if (pq().PQstatus(conn_) == CONNECTION_OK) {
     Result r = script("SET client_min_messages = warning; SET TIME ZONE 'UTC'");
     if (r.ok()) return true;
     *error = r.error();
@@ -231,8 +240,8 @@ std::string withPassword(const std::string& conninfo, const std::string& passwor
   Parsed parsed;
   if (!parse(conninfo, &parsed, error)) return "";
   char* message = nullptr;
-  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &message);
-  PQfreemem(message);
+  PQconninfoOption* options = pq().PQconninfoParse(conninfo.c_str(), &message);
+  pq().PQfreemem(message);
   if (!options) return "";
   auto quoted = [](std::string_view v) {
     std::string out = "'";
@@ -247,7 +256,7 @@ std::string withPassword(const std::string& conninfo, const std::string& passwor
     if (!o->val || std::string_view(o->keyword) == "password") continue;
     out += std::string(o->keyword) + "=" + quoted(o->val) + " ";
   }
-  PQconninfoFree(options);
+  pq().PQconninfoFree(options);
   return out + "password=" + quoted(password);
 }
 

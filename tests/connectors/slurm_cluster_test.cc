@@ -156,13 +156,18 @@ TEST_F(SlurmCluster, YieldsStateExitCodeNodesAndTimesOfEveryKindOfEnding) {
   std::string memory = submit({"-J", "memjob", "--mem=50M"},
                               "python3 -c 'x = bytearray(400 * 1024 * 1024); import time; time.sleep(10)'");
   std::string task = submit({"-J", "srunfail", "-n", "2"}, "srun -n 2 sh -c '[ $SLURM_PROCID = 1 ] && exit 1; exit 0'");
-  std::string cancel = submit({"-J", "canceljob"}, "sleep 300");
-  // Cancel it once it runs, so it has a node and a start.
+  // Cancel it once its script runs (RUNNING in squeue can come before the batch step exists,
+  // and a job cancelled then has no ".batch ended CANCELLED" line), so it has a node and a start.
+  std::string started = (std::filesystem::temp_directory_path() /
+                         ("attrib-canceljob-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove(started);
+  std::string cancel = submit({"-J", "canceljob"}, "touch " + started + "; sleep 300");
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!running(cancel) && std::chrono::steady_clock::now() < deadline) {
+  while (!(running(cancel) && std::filesystem::exists(started)) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  ASSERT_TRUE(running(cancel)) << "the job to cancel never started";
+  ASSERT_TRUE(running(cancel) && std::filesystem::exists(started)) << "the job to cancel never started";
+  std::filesystem::remove(started);
   ProcessOptions o;
   o.env = env_;
   ASSERT_EQ(runProcess({"scancel", cancel}, o).exitCode, 0);
