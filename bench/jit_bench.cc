@@ -1,6 +1,6 @@
 // The JIT benchmark (bench/jit runs it; docs/performance.md reports it). In one run:
 //   1. cold compile of every predicate of the stdlib bundle (no cache): generate, optimise, codegen, link
-//   2. warm start: the same with the object cache filled (link only)
+//   2. warm start: the same with the object cache filled (load only: attrib's own loader, no LLVM)
 //   3. a predicate-heavy workload (bench/predicates.attr over generated evidence) attributed with
 //      the interpreter and with the JIT: refine time of each and their ratio, and whether the
 //      two verdicts are byte-identical
@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
   double evalRatio = median(interpEval) / median(jitEval);
   auto rate = [](const Throughput& t, double ms) { return static_cast<double>(t.evaluations) / (ms / 1000) / 1e6; };
   auto verdictOf = [](bool pass) { return pass ? "PASS" : "MISS"; };
-  fmt::print("attrib JIT benchmark (medians of {} runs; LLVM ORC LLJIT, O2)\n\n", reps);
+  fmt::print("attrib JIT benchmark (medians of {} runs; LLVM O2, cached objects loaded by attrib, not LLVM)\n\n", reps);
   fmt::print("stdlib: {} predicates, {} KB of object code\n", predicates, objectBytes / 1024);
   fmt::print("  {:<34} {:>9.1f} ms   (generate {:.1f}, optimise {:.1f}, codegen {:.1f}, link {:.1f}; {} threads, {:.0f} ms CPU)   target < 150 ms   {}\n",
              "cold compile, no cache", median(total), median(generate), median(optimise), median(codegen),
