@@ -66,6 +66,18 @@ bool detectHost(HostTarget* out, std::string* error) {
   return true;
 }
 
+// A target machine for this host (O2), or nullptr with `error`.
+std::unique_ptr<llvm::TargetMachine> hostMachine(std::string* error) {
+  HostTarget host;
+  if (!detectHost(&host, error)) return nullptr;
+  auto machine = host.builder.createTargetMachine();
+  if (!machine) {
+    *error = "LLVM cannot create a target machine: " + describe(machine.takeError());
+    return nullptr;
+  }
+  return std::move(*machine);
+}
+
 void optimise(llvm::Module& module, llvm::TargetMachine* machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -128,21 +140,16 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Program& program, const Data
 bool compileObject(const ir::Program& program, const DataLayout& layout, const std::string& dispatchName,
                    const std::function<bool(const PredicateRef&)>& include, std::string* object, CompileTimes* times,
                    std::string* error) {
-  HostTarget host;
-  if (!detectHost(&host, error)) return false;
-  auto machine = host.builder.createTargetMachine();
-  if (!machine) {
-    *error = "LLVM cannot create a target machine: " + describe(machine.takeError());
-    return false;
-  }
+  auto machine = hostMachine(error);
+  if (!machine) return false;
   llvm::LLVMContext context;
-  auto module = buildModule(program, layout, context, **machine, dispatchName, include, true, times, error);
+  auto module = buildModule(program, layout, context, *machine, dispatchName, include, true, times, error);
   if (!module) return false;
   auto started = Clock::now();
   // The IR is already optimised at O2; fast instruction selection halves the back end's time
   // and costs little on code that is mostly loads, compares and calls.
-  (*machine)->setFastISel(true);
-  llvm::orc::SimpleCompiler compiler(**machine);
+  machine->setFastISel(true);
+  llvm::orc::SimpleCompiler compiler(*machine);
   auto compiled = compiler(*module);
   if (!compiled) {
     *error = "LLVM cannot compile the predicates: " + describe(compiled.takeError());
@@ -214,18 +221,13 @@ bool linkObjects(const std::vector<std::string>& objects, const std::vector<Help
 
 bool predicateIr(const ir::Program& program, const DataLayout& layout, const PredicateRef& ref, bool optimised,
                  std::string* out, std::string* error) {
-  HostTarget host;
-  if (!detectHost(&host, error)) return false;
-  auto machine = host.builder.createTargetMachine();
-  if (!machine) {
-    *error = "LLVM cannot create a target machine: " + describe(machine.takeError());
-    return false;
-  }
+  auto machine = hostMachine(error);
+  if (!machine) return false;
   llvm::LLVMContext context;
   auto only = [&](const PredicateRef& r) {
     return r.kind == ref.kind && r.index == ref.index && r.statement == ref.statement;
   };
-  auto module = buildModule(program, layout, context, **machine, "attrib_dispatch", only, optimised, nullptr, error);
+  auto module = buildModule(program, layout, context, *machine, "attrib_dispatch", only, optimised, nullptr, error);
   if (!module) return false;
   llvm::raw_string_ostream os(*out);
   module->print(os, nullptr);
