@@ -23,6 +23,7 @@ std::string hostCpuIdentity() {
   out += fmt::format("{:08x}{:08x}{:08x}/{:x};", b, d, c, maxLeaf);  // the vendor string
   // Leaf 1: signature in eax, features in ecx and edx; ebx holds the APIC id and is left out.
   add(1, 0, false, true, true, true);
+  const bool osSavesExtendedState = (c & bit_OSXSAVE) != 0;
   if (maxLeaf >= 7) {
     add(7, 0, true, true, true, true);
     add(7, 1, true, true, true, true);
@@ -35,8 +36,7 @@ std::string hostCpuIdentity() {
   if (maxExtended >= 0x80000001) add(0x80000001, 0, false, true, true, true);
   if (maxExtended >= 0x80000008) add(0x80000008, 0, true, false, false, false);
   // Whether the OS saves the AVX and AVX-512 registers (LLVM drops those features otherwise).
-  __cpuid(1, a, b, c, d);
-  if (c & bit_OSXSAVE) {
+  if (osSavesExtendedState) {
     unsigned lo = 0, hi = 0;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     out += fmt::format("xcr0:{:08x}{:08x}", hi, lo);

@@ -4,7 +4,6 @@
 #include "jit/llvm_backend.h"
 
 #include <fmt/format.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -20,9 +19,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-
 #include <chrono>
 #include <mutex>
+#include <optional>
 
 #include "jit/codegen.h"
 
@@ -46,31 +45,23 @@ void initialiseLlvm() {
   });
 }
 
-struct HostTarget {
-  llvm::orc::JITTargetMachineBuilder builder{llvm::Triple()};
-  std::string triple, cpu, features;
-};
-
-bool detectHost(HostTarget* out, std::string* error) {
+// LLVM's description of this host, at O2.
+std::optional<llvm::orc::JITTargetMachineBuilder> detectHost(std::string* error) {
   initialiseLlvm();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) {
     *error = "LLVM cannot target this machine: " + describe(builder.takeError());
-    return false;
+    return std::nullopt;
   }
   builder->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
-  out->triple = builder->getTargetTriple().str();
-  out->cpu = builder->getCPU();
-  out->features = builder->getFeatures().getString();
-  out->builder = std::move(*builder);
-  return true;
+  return std::move(*builder);
 }
 
 // A target machine for this host (O2), or nullptr with `error`.
 std::unique_ptr<llvm::TargetMachine> hostMachine(std::string* error) {
-  HostTarget host;
-  if (!detectHost(&host, error)) return nullptr;
-  auto machine = host.builder.createTargetMachine();
+  auto host = detectHost(error);
+  if (!host) return nullptr;
+  auto machine = host->createTargetMachine();
   if (!machine) {
     *error = "LLVM cannot create a target machine: " + describe(machine.takeError());
     return nullptr;
@@ -110,8 +101,8 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine) {
   inliner.run(module, mam);
 }
 
-// Generates and optimises the module for `program` (all predicates, or only `only`).
-
+// Generates the module for the predicates of `program` for which `include` holds, and optimises
+// it when `optimised`.
 std::unique_ptr<llvm::Module> buildModule(const ir::Program& program, const DataLayout& layout,
                                           llvm::LLVMContext& context, llvm::TargetMachine& machine,
                                           const std::string& dispatchName,
@@ -161,9 +152,9 @@ bool compileObject(const ir::Program& program, const DataLayout& layout, const s
 }
 
 bool describeHost(std::string* out, std::string* error) {
-  HostTarget host;
-  if (!detectHost(&host, error)) return false;
-  *out = host.triple + "\n" + host.cpu + "\n" + host.features;
+  auto host = detectHost(error);
+  if (!host) return false;
+  *out = host->getTargetTriple().str() + "\n" + host->getCPU() + "\n" + host->getFeatures().getString();
   return true;
 }
 
@@ -171,9 +162,9 @@ bool describeHost(std::string* out, std::string* error) {
 bool linkObjects(const std::vector<std::string>& objects, const std::vector<HelperSymbol>& helperList,
                  const std::vector<std::string>& symbols, std::vector<void*>* addresses,
                  std::shared_ptr<const void>* owner, std::string* error) {
-  HostTarget host;
-  if (!detectHost(&host, error)) return false;
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host.builder).create();
+  auto host = detectHost(error);
+  if (!host) return false;
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*host)).create();
   if (!jit) {
     *error = "LLVM cannot start a JIT session: " + describe(jit.takeError());
     return false;
@@ -241,7 +232,6 @@ bool predicateIr(const ir::Program& program, const DataLayout& layout, const Pre
 
 extern "C" __attribute__((visibility("default"))) const attrib::jit::LlvmBackend* attrib_jit_llvm_backend() {
   using namespace attrib::jit;
-  static const LlvmBackend backend{kLlvmBackendAbi, LLVM_VERSION_STRING, describeHost, compileObject, linkObjects,
-                                   predicateIr};
+  static const LlvmBackend backend{kLlvmBackendAbi, describeHost, compileObject, linkObjects, predicateIr};
   return &backend;
 }

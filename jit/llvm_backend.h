@@ -21,7 +21,7 @@
 namespace attrib::jit {
 
 // Bump with any change to LlvmBackend or to the types it passes.
-constexpr int kLlvmBackendAbi = 1;
+constexpr int kLlvmBackendAbi = 2;
 
 struct CompileTimes {
   double generateMs = 0, optimiseMs = 0, codegenMs = 0;
@@ -29,7 +29,6 @@ struct CompileTimes {
 
 struct LlvmBackend {
   int abi = kLlvmBackendAbi;
-  const char* llvmVersion = "";
 
   // What LLVM targets on this host: triple, CPU and features, one per line.
   bool (*describeHost)(std::string* out, std::string* error);

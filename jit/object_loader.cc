@@ -70,6 +70,9 @@ std::unique_ptr<LoadedObject> LoadedObject::load(std::string_view bytes, const R
   if (header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shnum == 0 || header.e_shstrndx >= header.e_shnum) {
     return fail("unsupported section header table");
   }
+  if (header.e_shoff > bytes.size() || (bytes.size() - header.e_shoff) / sizeof(Elf64_Shdr) < header.e_shnum) {
+    return fail("truncated section headers");
+  }
   std::vector<Elf64_Shdr> sections(header.e_shnum);
   for (size_t i = 0; i < sections.size(); ++i) {
     if (!readAt(bytes, header.e_shoff + i * sizeof(Elf64_Shdr), &sections[i])) return fail("truncated section headers");
