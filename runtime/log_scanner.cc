@@ -194,10 +194,13 @@ struct FileIdentities {
 
 // An instance under construction, with the parts of its line's prefix that decide its
 // identity once the whole file has been read.
-struct Pending {
-  Instance inst;
+struct Unresolved {
   std::optional<int32_t> task;
   bool nodeFixed = false;  // a capture or the line itself named the node
+};
+struct Pending {
+  Instance inst;
+  Unresolved who;
 };
 
 // Per-file scanning state and the work of turning matched records into instances.
@@ -240,7 +243,7 @@ class FileScan {
   }
 
   // Scans in-memory lines (the `lines` given at construction) as one chunk.
-  ConnectorReport runLines(std::vector<Instance>& out, uint64_t* lines) {
+  ConnectorReport runLines(InstanceBlocks& out, uint64_t* lines) {
     std::string data;
     LogChunk chunk;
     for (const LogLine* l : *lines_) {
@@ -269,7 +272,7 @@ class FileScan {
   }
 
   // Scans the file, or the archive entry `archive` is positioned at.
-  ConnectorReport run(std::vector<Instance>& out, uint64_t* lines, evidence::ArchiveReader* archive = nullptr) {
+  ConnectorReport run(InstanceBlocks& out, uint64_t* lines, evidence::ArchiveReader* archive = nullptr) {
     auto started = std::chrono::steady_clock::now();
     ConnectorReport report;
     report.connector = "files";
@@ -499,19 +502,49 @@ class FileScan {
     // lines of one record give one instance per symptom.
     // (line, record) sorted by line: records come in line order, so inserts are at the end and
     // a lookup is a binary search, without a node allocation per line as a std::map would make.
-    std::vector<std::pair<uint32_t, size_t>> recordOfLine;
+    // Kept across chunks (extractScratch_) with the other lists below: a dense chunk grows them
+    // to tens of thousands of entries, and growing them anew per chunk was 3% of a dense scan.
+    std::vector<std::pair<uint32_t, size_t>>& recordOfLine = extractScratch_.recordOfLine;
+    recordOfLine.clear();
     auto recordOf = [&](uint32_t line) -> const size_t* {
       auto it = std::lower_bound(recordOfLine.begin(), recordOfLine.end(), std::make_pair(line, size_t{0}));
       return it != recordOfLine.end() && it->first == line ? &it->second : nullptr;
     };
     std::vector<std::vector<uint32_t>> records;
-    std::vector<std::set<int32_t>> symptomsOfRecord;
-    std::string messages, raw;
+    // The (record, symptom) pairs that gave an instance, as record << 32 | symptom, sorted: records
+    // are made in line order, so most inserts are at the end (a std::set per record was a node
+    // allocation per instance).
+    std::vector<uint64_t>& taken = extractScratch_.taken;
+    taken.clear();
+    auto takenKey = [](size_t record, int32_t symptom) {
+      return static_cast<uint64_t>(record) << 32 | static_cast<uint32_t>(symptom);
+    };
+    auto isTaken = [&](size_t record, int32_t symptom) {
+      return std::binary_search(taken.begin(), taken.end(), takenKey(record, symptom));
+    };
+    std::string& messages = extractScratch_.messages;
+    std::string& raw = extractScratch_.raw;
     for (size_t h = 0; h < hits_.size();) {
       const uint32_t lineIndex = hits_[h].line;
       size_t r;
       if (const size_t* known = recordOf(lineIndex)) {
         r = *known;
+        // A line of a record already made, all of whose symptoms that record already gave (the
+        // 2nd to nth lines of a kernel record of one form: dense logs are mostly these): nothing
+        // to decide, not even the record's channel.
+        bool open = false;
+        for (size_t j = h; j < hits_.size() && hits_[j].line == lineIndex && !open; ++j) {
+          for (const PatternRef& ref : bundle_.logExpressions[hits_[j].pattern]) {
+            if (!isTaken(r, ref.symptom)) {
+              open = true;
+              break;
+            }
+          }
+        }
+        if (!open) {
+          while (h < hits_.size() && hits_[h].line == lineIndex) ++h;
+          continue;
+        }
       } else {
         // Most candidate lines are not confirmed (a narrowed scan form finds a superset). When
         // every pattern Hyperscan reported here matches within one line (Regex::singleLine), a
@@ -524,7 +557,6 @@ class FileScan {
         }
         r = records.size();
         records.push_back(evidence::recordAt(lines, lineIndex));
-        symptomsOfRecord.emplace_back();
         for (uint32_t k : records.back()) {
           if (recordOf(k)) continue;  // a line already taken stays with its first record
           auto at = std::upper_bound(recordOfLine.begin(), recordOfLine.end(), std::make_pair(k, SIZE_MAX));
@@ -548,7 +580,7 @@ class FileScan {
       for (; h < hits_.size() && hits_[h].line == lineIndex; ++h) {
         for (const PatternRef& ref : bundle_.logExpressions[hits_[h].pattern]) {
           if ((reads_[static_cast<size_t>(ref.symptom)] & readers) == 0) continue;
-          if (symptomsOfRecord[r].count(ref.symptom)) continue;  // one instance per symptom and record
+          if (isTaken(r, ref.symptom)) continue;  // one instance per symptom and record
           uses_.push_back({ref.symptom, ref.pattern, hits_[h].pattern});
         }
       }
@@ -559,7 +591,7 @@ class FileScan {
       for (size_t u = 0; u < uses_.size(); ++u) {
         const Use& use = uses_[u];
         // The first of a symptom's patterns that matches and whose `when` holds gives its instance.
-        if (symptomsOfRecord[r].count(use.symptom)) continue;
+        if (isTaken(r, use.symptom)) continue;
         auto probe = std::find_if(probes_.begin(), probes_.end(),
                                   [&](const Probe& p) { return p.expression == use.expression; });
         if (probe == probes_.end()) {
@@ -567,7 +599,9 @@ class FileScan {
             recordText(lines, record, &messages, &raw);
             haveText = true;
           }
-          probe = probes_.insert(probes_.end(), Probe{use.expression, false, false, 0, {}});
+          probes_.emplace_back();
+          probe = std::prev(probes_.end());
+          probe->expression = use.expression;
           Instance& inst = probe->pending.inst;
           // PCRE2 confirms the pattern on the record's messages and extracts the named captures;
           // a record it gave up on (catastrophic backtracking) is said in the report, never a
@@ -607,25 +641,26 @@ class FileScan {
           ctx.slots[0] = &probe->pending.inst;
           if (!interpreter_.test(symptom.when, ctx)) continue;
         }
-        symptomsOfRecord[r].insert(use.symptom);
+        taken.insert(std::upper_bound(taken.begin(), taken.end(), takenKey(r, use.symptom)), takenKey(r, use.symptom));
         // The probe's instance is copied for every symptom that takes it but the last, which
         // takes it whole: most records give one instance, and a copy is a string and a vector
         // allocated per instance (docs/performance.md).
         const bool lastUse = std::none_of(uses_.begin() + static_cast<std::ptrdiff_t>(u) + 1, uses_.end(),
                                           [&](const Use& later) { return later.expression == use.expression; });
+        unresolved_.push_back(probe->pending.who);
         if (options_.compactContextText && compact_[static_cast<size_t>(use.symptom)]) {
           // The record's text stays with the probe (other symptoms may take it whole).
           std::string whole = std::exchange(probe->pending.inst.text, compactText(lines, record, messages, probe->start));
           if (lastUse) {
-            pending_.push_back(std::move(probe->pending));
+            found_.push(std::move(probe->pending.inst));
           } else {
-            pending_.push_back(probe->pending);
+            found_.push(Instance(probe->pending.inst));
             probe->pending.inst.text = std::move(whole);
           }
         } else if (lastUse) {
-          pending_.push_back(std::move(probe->pending));
+          found_.push(std::move(probe->pending.inst));
         } else {
-          pending_.push_back(probe->pending);
+          found_.push(Instance(probe->pending.inst));
         }
       }
     }
@@ -726,18 +761,18 @@ class FileScan {
     Instance& inst = pending->inst;
     if (!p.host.empty()) {
       inst.node = nodeOfHost(p.host, workload_.nodes);
-      pending->nodeFixed = true;
+      pending->who.nodeFixed = true;
     } else if (!file_.node.empty()) {
       inst.node = file_.node;
-      pending->nodeFixed = true;
+      pending->who.nodeFixed = true;
     }
     if (p.rank) inst.rank = *p.rank;
     else if (file_.rank) inst.rank = file_.rank;
-    pending->task = p.task;
+    pending->who.task = p.task;
     if (given) {
       if (!given->node.empty()) {
         inst.node = given->node;
-        pending->nodeFixed = true;
+        pending->who.nodeFixed = true;
       }
       if (given->rank) inst.rank = given->rank;
       inst.gpu = given->gpu;
@@ -749,7 +784,7 @@ class FileScan {
     Instance& inst = pending->inst;
     if (std::optional<std::string_view> node = inst.capture("node")) {
       inst.node = *node;
-      pending->nodeFixed = true;
+      pending->who.nodeFixed = true;
     }
     if (std::optional<std::string_view> gpu = inst.capture("gpu")) inst.gpu = *gpu;
     if (std::optional<std::string_view> rank = inst.capture("rank")) {
@@ -762,16 +797,14 @@ class FileScan {
   // The file has been read: instances whose line did not name their node take it from what the
   // file's other lines said about the same task or rank, the file's only host, or the
   // workload's layout; srun tasks become ranks only where the layout says tasks are ranks.
-  void finish(std::vector<Instance>& out) {
-    if (out.empty()) out.reserve(pending_.size());
-    for (Pending& pending : pending_) {
-      resolve(pending);
-      out.push_back(std::move(pending.inst));
-    }
-    std::vector<Pending>().swap(pending_);
+  void finish(InstanceBlocks& out) {
+    size_t next = 0;
+    found_.forEach([&](Instance& inst) { resolve(inst, unresolved_[next++]); });
+    out = std::move(found_);
+    std::vector<Unresolved>().swap(unresolved_);
     auto& telling = tellingLines_.lines();
     for (size_t k = 0; k < tellingPending_.size() && k < telling.size(); ++k) {
-      resolve(tellingPending_[k]);
+      resolve(tellingPending_[k].inst, tellingPending_[k].who);
       telling[k].first.node = tellingPending_[k].inst.node;
       telling[k].first.rank = tellingPending_[k].inst.rank;
     }
@@ -783,15 +816,14 @@ class FileScan {
   TellingLines takeTelling() { return std::move(tellingLines_); }
 
  private:
-  void resolve(Pending& pending) const {
+  void resolve(Instance& inst, const Unresolved& who) const {
     const auto& w = workload_;
     const bool tasksAreRanks = w.tasksPerNode && w.ranksPerNode && *w.tasksPerNode == *w.ranksPerNode;
     {
-      Instance& inst = pending.inst;
-      if (!pending.nodeFixed) {
+      if (!who.nodeFixed) {
         std::string host;
-        if (pending.task) {
-          if (auto it = identities_.hostOfTask.find(*pending.task); it != identities_.hostOfTask.end()) host = it->second;
+        if (who.task) {
+          if (auto it = identities_.hostOfTask.find(*who.task); it != identities_.hostOfTask.end()) host = it->second;
         }
         if (host.empty() && inst.rank) {
           if (auto it = identities_.hostOfRank.find(static_cast<int32_t>(*inst.rank)); it != identities_.hostOfRank.end()) {
@@ -802,12 +834,12 @@ class FileScan {
         if (host.empty() && !promptHost_.empty() && (inst.source == ir::channelName(ir::Channel::Kernel) || inst.source == ir::channelName(ir::Channel::System))) host = promptHost_;
         if (!host.empty()) {
           inst.node = nodeOfHost(host, w.nodes);
-        } else if (pending.task && w.tasksPerNode && *w.tasksPerNode > 0) {
-          const int64_t index = *pending.task / *w.tasksPerNode;
+        } else if (who.task && w.tasksPerNode && *w.tasksPerNode > 0) {
+          const int64_t index = *who.task / *w.tasksPerNode;
           if (index >= 0 && static_cast<size_t>(index) < w.nodes.size()) inst.node = w.nodes[static_cast<size_t>(index)];
         }
       }
-      if (!inst.rank && pending.task && tasksAreRanks) inst.rank = *pending.task;
+      if (!inst.rank && who.task && tasksAreRanks) inst.rank = *who.task;
     }
   }
 
@@ -838,7 +870,8 @@ class FileScan {
   std::optional<int64_t> anchor_;  // boot time: wall clock minus kernel monotonic time
   FileIdentities identities_;
   std::string promptHost_;  // the one host the file's shell prompts name (readFileForms), or empty
-  std::vector<Pending> pending_;
+  InstanceBlocks found_;                // the file's instances, made in place
+  std::vector<Unresolved> unresolved_;  // in step with found_: what finish() settles
   Interpreter interpreter_;
   // extract()'s per-line scratch, kept to reuse its memory.
   struct Use {
@@ -847,33 +880,53 @@ class FileScan {
     bool operator<(const Use& o) const { return symptom != o.symptom ? symptom < o.symptom : pattern < o.pattern; }
   };
   struct Probe {
-    uint32_t expression;
-    bool matched, limited;
-    size_t start;     // where the match begins in the record's messages
+    uint32_t expression = 0;
+    bool matched = false, limited = false;
+    size_t start = 0;  // where the match begins in the record's messages
     Pending pending;  // the instance the expression's match gives, whichever symptom it is for
   };
   std::vector<Use> uses_;
   std::vector<Probe> probes_;
+  struct ExtractScratch {
+    std::vector<std::pair<uint32_t, size_t>> recordOfLine;
+    std::vector<uint64_t> taken;
+    std::string messages, raw;
+  } extractScratch_;
 };
 
 // A kernel line read through syslog carries both clocks ("Nov 29 10:42:00 host kernel:
 // [10523.000001] ..."), which gives the node's boot time; kernel lines of the same node that
 // carry only the monotonic clock (dmesg) then get their wall-clock time from it.
-void anchorKernelTimes(std::vector<std::vector<Instance>>& perFile) {
+void anchorKernelTimes(std::vector<InstanceBlocks>& perFile) {
   std::map<std::string, int64_t> bootTime;
   for (const auto& found : perFile) {
-    for (const auto& inst : found) {
+    found.forEach([&](const Instance& inst) {
       if (inst.timeKnown && inst.monotonic && !bootTime.count(inst.node)) bootTime[inst.node] = inst.time - *inst.monotonic;
-    }
+    });
   }
   for (auto& found : perFile) {
-    for (auto& inst : found) {
+    found.forEach([&](Instance& inst) {
       auto boot = bootTime.find(inst.node);
       if (!inst.timeKnown && inst.monotonic && boot != bootTime.end()) {
         inst.time = boot->second + *inst.monotonic;
         inst.timeKnown = true;
         inst.timeUnknown = false;
       }
+    });
+  }
+}
+
+// Moves each file's (or group's) instances into `out` in file order, numbering them by file and
+// line (the order of instances at the same time), and frees each file's list as it goes.
+void mergeByFile(std::vector<InstanceBlocks>& perFile, std::vector<Instance>& out) {
+  size_t total = out.size();
+  for (const auto& f : perFile) total += f.size();
+  out.reserve(total);
+  for (size_t i = 0; i < perFile.size(); ++i) {
+    const size_t from = out.size();
+    perFile[i].moveInto(out);
+    for (size_t k = from; k < out.size(); ++k) {
+      out[k].sequence = (static_cast<uint64_t>(i) << 40) | (out[k].where.line & ((1ULL << 40) - 1));
     }
   }
 }
@@ -897,7 +950,7 @@ uint64_t workOf(const LogFile& file) {
 
 void LogScanner::scanArchive(const std::vector<LogFile>& files, const std::vector<size_t>& unit, const Workload& workload,
                              const LogScanOptions& options, hs_scratch_t* scratch, std::vector<ConnectorReport>& reports,
-                             std::vector<std::vector<Instance>>& perFile, std::vector<TellingLines>& telling,
+                             std::vector<InstanceBlocks>& perFile, std::vector<TellingLines>& telling,
                              std::vector<uint64_t>& lines) const {
   const LogFile& first = files[unit.front()];
   std::string error;
@@ -938,7 +991,7 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
                                const LogScanOptions& options) const {
   LogScanResult result;
   result.reports.resize(files.size());
-  std::vector<std::vector<Instance>> perFile(files.size());
+  std::vector<InstanceBlocks> perFile(files.size());
   std::vector<TellingLines> telling(files.size());
   std::vector<uint64_t> lines(files.size(), 0);
 
@@ -996,20 +1049,13 @@ LogScanResult LogScanner::scan(const std::vector<LogFile>& files, const Workload
   for (auto& t : pool) t.join();
 
   anchorKernelTimes(perFile);
-  // Each file's instances move into one vector sized once, and each file's vector is freed as
-  // soon as it is moved from, so the instances are never held twice (at high match densities
+  // Each file's instances move into one vector sized once, and each file's blocks are freed as
+  // soon as they are moved from, so the instances are never held twice (at high match densities
   // they are most of the memory: docs/performance.md).
-  size_t total = 0;
-  for (const auto& f : perFile) total += f.size();
-  result.instances.reserve(total);
+  mergeByFile(perFile, result.instances);
   for (size_t i = 0; i < files.size(); ++i) {
     result.lines += lines[i];
     result.bytes += result.reports[i].bytes;
-    for (auto& inst : perFile[i]) {
-      inst.sequence = (static_cast<uint64_t>(i) << 40) | (inst.where.line & ((1ULL << 40) - 1));
-      result.instances.push_back(std::move(inst));
-    }
-    std::vector<Instance>().swap(perFile[i]);
     for (auto& t : telling[i].lines()) t.first.sequence = (static_cast<uint64_t>(i) << 40) | (t.first.where.line & ((1ULL << 40) - 1));
     result.telling.merge(std::move(telling[i]));
   }
@@ -1041,7 +1087,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
     return result;
   }
   std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> owned(scratch, hs_free_scratch);
-  std::vector<std::vector<Instance>> perGroup(groups.size());
+  std::vector<InstanceBlocks> perGroup(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     uint64_t count = 0;
     FileScan scan(bundle_, regexes_, reads_, compact_, workload, groups[g], options, scratch, &members[g]);
@@ -1053,12 +1099,7 @@ LogScanResult LogScanner::scanLines(const std::vector<LogLine>& lines, const Wor
     result.bytes += result.reports.back().bytes;
   }
   anchorKernelTimes(perGroup);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    for (auto& inst : perGroup[g]) {
-      inst.sequence = (static_cast<uint64_t>(g) << 40) | (inst.where.line & ((1ULL << 40) - 1));
-      result.instances.push_back(std::move(inst));
-    }
-  }
+  mergeByFile(perGroup, result.instances);
   return result;
 }
 

@@ -42,6 +42,7 @@
 #include "runtime/bundle.h"
 #include "runtime/evidence_types.h"
 #include "runtime/instance.h"
+#include "runtime/instance_blocks.h"
 #include "runtime/regex_table.h"
 #include "runtime/telling_lines.h"
 
@@ -82,7 +83,7 @@ class LogScanner {
   // The entries `unit` (indices into `files`) of one archive, in archive order.
   void scanArchive(const std::vector<LogFile>& files, const std::vector<size_t>& unit, const Workload& workload,
                    const LogScanOptions& options, hs_scratch* scratch, std::vector<ConnectorReport>& reports,
-                   std::vector<std::vector<Instance>>& perFile, std::vector<TellingLines>& telling,
+                   std::vector<InstanceBlocks>& perFile, std::vector<TellingLines>& telling,
                    std::vector<uint64_t>& lines) const;
 
   const Bundle& bundle_;
