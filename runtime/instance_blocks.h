@@ -21,6 +21,21 @@ namespace attrib::runtime {
 // small block, and a dense file's blocks cost one allocation per 4,096 instances.
 class InstanceBlocks {
  public:
+  InstanceBlocks() = default;
+  // A list moved from is empty (size() 0), not a list of empty blocks that says it holds some.
+  InstanceBlocks(InstanceBlocks&& other) noexcept
+      : blocks_(std::move(other.blocks_)), size_(std::exchange(other.size_, 0)) {
+    other.blocks_.clear();
+  }
+  InstanceBlocks& operator=(InstanceBlocks&& other) noexcept {
+    blocks_ = std::move(other.blocks_);
+    size_ = std::exchange(other.size_, 0);
+    other.blocks_.clear();
+    return *this;
+  }
+  InstanceBlocks(const InstanceBlocks&) = delete;
+  InstanceBlocks& operator=(const InstanceBlocks&) = delete;
+
   Instance& push(Instance&& inst) {
     if (blocks_.empty() || blocks_.back().size() == blocks_.back().capacity()) {
       blocks_.emplace_back();

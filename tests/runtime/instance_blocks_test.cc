@@ -62,6 +62,32 @@ TEST(InstanceBlocks, MoveIntoAppendsInOrderAndEmptiesTheList) {
   EXPECT_EQ(blocks.size(), 1u);
 }
 
+TEST(InstanceBlocks, AListMovedFromIsEmpty) {
+  InstanceBlocks blocks;
+  for (int32_t n = 0; n < 100; ++n) blocks.push(numbered(n));
+  const Instance* first = nullptr;
+  blocks.forEach([&](const Instance& inst) {
+    if (!first) first = &inst;
+  });
+  InstanceBlocks taken(std::move(blocks));
+  EXPECT_EQ(taken.size(), 100u);
+  EXPECT_EQ(blocks.size(), 0u);  // NOLINT(bugprone-use-after-move): the contract under test
+  EXPECT_TRUE(blocks.empty());
+  const Instance* moved = nullptr;
+  taken.forEach([&](const Instance& inst) {
+    if (!moved) moved = &inst;
+  });
+  EXPECT_EQ(moved, first);  // the blocks changed hands; the instances stayed where they were
+  InstanceBlocks assigned;
+  assigned.push(numbered(-1));
+  assigned = std::move(taken);
+  EXPECT_EQ(assigned.size(), 100u);
+  EXPECT_EQ(taken.size(), 0u);  // NOLINT(bugprone-use-after-move)
+  size_t seen = 0;
+  assigned.forEach([&](const Instance& inst) { EXPECT_EQ(inst.symptom, static_cast<int32_t>(seen++)); });
+  EXPECT_EQ(seen, 100u);
+}
+
 TEST(InstanceBlocks, AnEmptyListMovesNothing) {
   InstanceBlocks blocks;
   std::vector<Instance> out;
