@@ -23,6 +23,7 @@
 #include "evidence/log_record.h"
 #include "evidence/shell_prompt.h"
 #include "runtime/context_text.h"
+#include "runtime/huge_pages.h"
 #include "runtime/interpreter.h"
 
 namespace attrib::runtime {
@@ -922,6 +923,8 @@ void mergeByFile(std::vector<InstanceBlocks>& perFile, std::vector<Instance>& ou
   size_t total = out.size();
   for (const auto& f : perFile) total += f.size();
   out.reserve(total);
+  // Filled wholly below: huge pages spare a dense scan a page fault per 4 KiB (huge_pages.h).
+  adviseHugePages(out.data() + out.size(), (out.capacity() - out.size()) * sizeof(Instance));
   for (size_t i = 0; i < perFile.size(); ++i) {
     const size_t from = out.size();
     perFile[i].moveInto(out);

@@ -3,6 +3,7 @@
 // its actions apply to every assignment whose where-clause holds, and the `explain` proposals of
 // the whole phase are resolved together at its end.
 #include <algorithm>
+#include <deque>
 #include <tuple>
 #include <unordered_map>
 
@@ -64,26 +65,36 @@ bool apply(AttributionRun& run, const ir::Rule& rule, int32_t r, const std::vect
 }
 
 // Candidates per binding: live instances of its symptoms (the plan's, else its set's), in time
-// order. Empty when some binding has none (then the rule cannot hold).
-std::vector<std::vector<int32_t>> candidatesOf(const AttributionRun& run, const ir::Rule& rule, const JoinPlan* plan) {
+// order. A binding of one symptom reads the index's own list (InstanceIndex::rebuild keeps each
+// in time order), so a rule over a routine symptom's 10^5 instances copies nothing; the lists of
+// a binding over several symptoms are merged into one it owns. No lists when some binding has
+// no candidate (then the rule cannot hold).
+struct Candidates {
+  std::vector<const std::vector<int32_t>*> lists;  // per binding
+  std::deque<std::vector<int32_t>> merged;         // the lists of bindings over several symptoms
+};
+
+Candidates candidatesOf(const AttributionRun& run, const ir::Rule& rule, const JoinPlan* plan) {
   size_t n = rule.bindings.size();
-  std::vector<std::vector<int32_t>> candidates(n);
+  Candidates c;
+  c.lists.resize(n, nullptr);
   for (size_t b = 0; b < n; ++b) {
     const auto& symptoms = plan ? plan->bindings[b].symptoms : run.program.symptomSets[rule.bindings[b]];
-    // Each symptom's list is put in time order (usually it is already: instances are sorted
-    // before indexing, derived ones come after) and merged with the others': linear in the
-    // candidates for the common case, where sorting 10^5 routine lines per rule was not.
-    auto inTime = [&](int32_t a, int32_t c) { return earlier(run.instances[a], run.instances[c]); };
-    std::vector<int32_t>& list = candidates[b];
-    for (int32_t s : symptoms) {
-      size_t mid = list.size();
-      list.insert(list.end(), run.index.bySymptom[s].begin(), run.index.bySymptom[s].end());
-      if (!std::is_sorted(list.begin() + mid, list.end(), inTime)) std::sort(list.begin() + mid, list.end(), inTime);
-      std::inplace_merge(list.begin(), list.begin() + mid, list.end(), inTime);
+    if (symptoms.size() == 1) {
+      c.lists[b] = &run.index.bySymptom[symptoms.front()];
+    } else {
+      auto inTime = [&](int32_t a, int32_t d) { return earlier(run.instances[a], run.instances[d]); };
+      std::vector<int32_t>& list = c.merged.emplace_back();
+      for (int32_t s : symptoms) {
+        size_t mid = list.size();
+        list.insert(list.end(), run.index.bySymptom[s].begin(), run.index.bySymptom[s].end());
+        std::inplace_merge(list.begin(), list.begin() + mid, list.end(), inTime);
+      }
+      c.lists[b] = &list;
     }
-    if (list.empty()) return {};
+    if (c.lists[b]->empty()) return {};
   }
-  return candidates;
+  return c;
 }
 
 void runRule(AttributionRun& run, int32_t r, std::vector<Proposal>& proposals) {
@@ -94,8 +105,8 @@ void runRule(AttributionRun& run, int32_t r, std::vector<Proposal>& proposals) {
   // The plan narrows what each binding visits; without plans every combination is walked, the
   // reference the plans are tested against.
   const JoinPlan* plan = run.limits.planJoins ? &run.plans[r] : nullptr;
-  std::vector<std::vector<int32_t>> candidates = candidatesOf(run, rule, plan);
-  if (candidates.empty()) return;
+  const Candidates candidates = candidatesOf(run, rule, plan);
+  if (candidates.lists.empty()) return;
   EvalContext ctx = run.context();
   ctx.bindings = static_cast<int32_t>(n);
   CompiledPredicate fn = run.compiled ? run.compiled->ruleWhere[r] : CompiledPredicate{};
@@ -103,7 +114,7 @@ void runRule(AttributionRun& run, int32_t r, std::vector<Proposal>& proposals) {
   std::vector<std::unordered_map<std::string, std::vector<int32_t>>> byKey(n);
   for (size_t b = 0; b < n; ++b) {
     if (!plan || !plan->bindings[b].key) continue;
-    for (int32_t idx : candidates[b]) {
+    for (int32_t idx : *candidates.lists[b]) {
       if (auto k = joinKey(instances[idx], plan->bindings[b].key->field, run.program)) byKey[b][*k].push_back(idx);
     }
   }
@@ -115,7 +126,7 @@ void runRule(AttributionRun& run, int32_t r, std::vector<Proposal>& proposals) {
   // (a missing key matches nothing), then a window's by binary search over the time-ordered
   // list (an unknown time is in no window); else all of them.
   auto enter = [&](size_t d) {
-    view[d] = &candidates[d];
+    view[d] = candidates.lists[d];
     if (plan && plan->bindings[d].key) {
       const KeyMatch& m = *plan->bindings[d].key;
       auto k = joinKey(instances[chosen[m.anchor]], m.field, run.program);
