@@ -65,34 +65,44 @@ bool apply(AttributionRun& run, const ir::Rule& rule, int32_t r, const std::vect
 }
 
 // Candidates per binding: live instances of its symptoms (the plan's, else its set's), in time
-// order. A binding of one symptom reads the index's own list (InstanceIndex::rebuild keeps each
-// in time order), so a rule over a routine symptom's 10^5 instances copies nothing; the lists of
-// a binding over several symptoms are merged into one it owns. No lists when some binding has
-// no candidate (then the rule cannot hold).
+// order. A binding with instances of one of its symptoms only (a rule over a routine symptom, or
+// over a package of which only that symptom was seen) reads that symptom's list in the index,
+// which InstanceIndex::rebuild keeps in time order: a rule over 10^5 `link_up` lines copies
+// nothing. Otherwise its symptoms' lists are merged into one it owns. No lists when some binding
+// has no candidate (then the rule cannot hold), found before any list is merged.
 struct Candidates {
   std::vector<const std::vector<int32_t>*> lists;  // per binding
   std::deque<std::vector<int32_t>> merged;         // the lists of bindings over several symptoms
 };
 
 Candidates candidatesOf(const AttributionRun& run, const ir::Rule& rule, const JoinPlan* plan) {
-  size_t n = rule.bindings.size();
+  const size_t n = rule.bindings.size();
+  auto symptomsOf = [&](size_t b) -> const std::vector<int32_t>& {
+    return plan ? plan->bindings[b].symptoms : run.program.symptomSets[rule.bindings[b]];
+  };
   Candidates c;
   c.lists.resize(n, nullptr);
   for (size_t b = 0; b < n; ++b) {
-    const auto& symptoms = plan ? plan->bindings[b].symptoms : run.program.symptomSets[rule.bindings[b]];
-    if (symptoms.size() == 1) {
-      c.lists[b] = &run.index.bySymptom[symptoms.front()];
-    } else {
-      auto inTime = [&](int32_t a, int32_t d) { return earlier(run.instances[a], run.instances[d]); };
-      std::vector<int32_t>& list = c.merged.emplace_back();
-      for (int32_t s : symptoms) {
-        size_t mid = list.size();
-        list.insert(list.end(), run.index.bySymptom[s].begin(), run.index.bySymptom[s].end());
-        std::inplace_merge(list.begin(), list.begin() + mid, list.end(), inTime);
-      }
-      c.lists[b] = &list;
+    size_t nonEmpty = 0;
+    for (int32_t s : symptomsOf(b)) {
+      if (run.index.bySymptom[s].empty()) continue;
+      if (++nonEmpty == 1) c.lists[b] = &run.index.bySymptom[s];
     }
-    if (c.lists[b]->empty()) return {};
+    if (nonEmpty == 0) return {};
+    if (nonEmpty > 1) c.lists[b] = nullptr;  // merged below
+  }
+  for (size_t b = 0; b < n; ++b) {
+    if (c.lists[b]) continue;
+    auto inTime = [&](int32_t x, int32_t y) { return earlier(run.instances[x], run.instances[y]); };
+    std::vector<int32_t>& list = c.merged.emplace_back();
+    for (int32_t s : symptomsOf(b)) {
+      const std::vector<int32_t>& one = run.index.bySymptom[s];
+      if (one.empty()) continue;
+      const size_t mid = list.size();
+      list.insert(list.end(), one.begin(), one.end());
+      std::inplace_merge(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(mid), list.end(), inTime);
+    }
+    c.lists[b] = &list;
   }
   return c;
 }
