@@ -11,7 +11,9 @@
 # below ATTRIB_STDLIB_BINARY_DIR in the build tree.
 set(ATTRIB_STDLIB_SOURCE_DIR ${PROJECT_SOURCE_DIR}/stdlib-rules)
 set(ATTRIB_STDLIB_BINARY_DIR ${PROJECT_BINARY_DIR}/stdlib-rules)
-file(GLOB_RECURSE _attrib_stdlib_files CONFIGURE_DEPENDS ${ATTRIB_STDLIB_SOURCE_DIR}/*.attr)
+# Rule files and the fixtures (JSON lines) their tests read with `from "fixtures/..."`.
+file(GLOB_RECURSE _attrib_stdlib_files CONFIGURE_DEPENDS ${ATTRIB_STDLIB_SOURCE_DIR}/*.attr
+     ${ATTRIB_STDLIB_SOURCE_DIR}/*.jsonl)
 add_custom_target(attrib_stdlib_files)
 set_property(TARGET attrib_stdlib_files PROPERTY ATTRIB_FILES ${_attrib_stdlib_files})
 

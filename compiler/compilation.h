@@ -40,6 +40,8 @@ class Compilation {
   bool addPath(const std::string& path, std::string* error);
   // Adds text that did not come from the file system (tests, stdin, the fuzzer).
   FileId addSource(std::string path, std::string text);
+  // Attaches a file a test may name as its fixture but that is not on disk (SourceManager::attach).
+  void attachFile(std::string path, std::string text) { sources_.attach(std::move(path), std::move(text)); }
 
   // Parses every file not parsed yet, then checks all of them together.
   void check();

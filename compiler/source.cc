@@ -1,6 +1,9 @@
 #include "compiler/source.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace attrib {
 
@@ -37,6 +40,24 @@ std::string_view SourceFile::line(uint32_t line) const {
 FileId SourceManager::add(std::string path, std::string text) {
   files_.push_back(std::make_unique<SourceFile>(std::move(path), std::move(text)));
   return static_cast<FileId>(files_.size() - 1);
+}
+
+namespace {
+std::string normal(const std::string& path) { return std::filesystem::path(path).lexically_normal().string(); }
+}  // namespace
+
+void SourceManager::attach(std::string path, std::string text) { attached_[normal(path)] = std::move(text); }
+
+std::optional<std::string> SourceManager::readAuxiliary(const std::string& path) const {
+  if (auto it = attached_.find(normal(path)); it != attached_.end()) return it->second;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return std::move(text).str();
 }
 
 }  // namespace attrib

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,8 +59,19 @@ class SourceManager {
   const SourceFile& file(FileId id) const { return *files_.at(id); }
   size_t size() const { return files_.size(); }
 
+  // Files a compilation does not compile but its tests read (a test's `from "fixture"`), whose
+  // path is its rule file's directory joined with the name the test gives. The embedded stdlib
+  // attaches its fixtures under "<stdlib>/...", where no disk holds them; every other path is
+  // read from disk.
+  void attach(std::string path, std::string text);
+  // The attached file of `path` (compared after lexical normalisation), else the regular file on
+  // disk; nullopt when neither exists or the file cannot be read.
+  std::optional<std::string> readAuxiliary(const std::string& path) const;
+  const std::map<std::string, std::string>& attached() const { return attached_; }
+
  private:
   std::vector<std::unique_ptr<SourceFile>> files_;
+  std::map<std::string, std::string> attached_;  // by lexically normal path
 };
 
 }  // namespace attrib

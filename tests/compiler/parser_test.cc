@@ -294,6 +294,29 @@ TEST(Parser, TestFromFixture) {
   EXPECT_EQ(*decl<ast::TestDecl>(c.module(), 0).fixture, "x.jsonl");
 }
 
+// The embedded stdlib's fixtures are not on disk: a test reads the one attached under its rule
+// file's directory, and a name nothing answers to is still an error.
+TEST(Parser, TestFromAttachedFixture) {
+  const std::string text =
+      "test \"long\" from \"fixtures/x.jsonl\" { expect outcome unknown }\n"
+      "test \"other\" from \"fixtures/../fixtures/y.jsonl\" { expect outcome unknown }\n";
+  DiagnosticSink sink;
+  Compilation c(sink);
+  c.attachFile("<stdlib>/gpu/fixtures/x.jsonl", "{}\n");
+  c.attachFile("<stdlib>/gpu/fixtures/y.jsonl", "{}\n");
+  c.addSource("<stdlib>/gpu/t.attr", text);
+  c.check();
+  EXPECT_EQ(sink.errorCount(), 0u);
+  EXPECT_EQ(*c.sources().readAuxiliary("<stdlib>/gpu/./fixtures/x.jsonl"), "{}\n");
+  EXPECT_FALSE(c.sources().readAuxiliary("<stdlib>/gpu/fixtures/z.jsonl"));
+
+  DiagnosticSink bareSink;
+  Compilation bare(bareSink);
+  bare.addSource("<stdlib>/gpu/t.attr", text);
+  bare.check();
+  EXPECT_EQ(bareSink.errorCount(), 2u);
+}
+
 TEST(Parser, CommentsAnywhere) {
   checkClean(R"(// line comment
 /* block

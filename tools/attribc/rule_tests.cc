@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "compiler/literals.h"
 
@@ -141,11 +142,12 @@ class TestRun {
   bool readFixture(evidence::WorkloadEvidence& ev, std::vector<std::string>& failures) {
     namespace fs = std::filesystem;
     fs::path path = fs::path(c_.sources().file(module_.file).path()).parent_path() / *test_.fixture;
-    std::ifstream in(path);
-    if (!in) {
+    std::optional<std::string> contents = c_.sources().readAuxiliary(path.string());
+    if (!contents) {
       failures.push_back(fmt::format("cannot read fixture '{}'", path.string()));
       return false;
     }
+    std::istringstream in(std::move(*contents));
     std::string text;
     uint64_t n = 0;
     while (std::getline(in, text)) {

@@ -43,6 +43,7 @@ class LowerLayers {
     if (!inserted) return it->second.get() && it->second->engine ? it->second.get() : nullptr;
     auto b = std::make_unique<Built>();
     b->compilation = std::make_unique<Compilation>(b->sink);
+    for (const auto& [path, text] : full_.sources().attached()) b->compilation->attachFile(path, text);
     size_t current = SIZE_MAX;
     for (FileId id = 0; id < full_.sources().size(); ++id) {
       size_t l = full_.layerOf(id);

@@ -40,7 +40,13 @@ std::string stdlibPath(std::string_view name) { return std::string(kStdlibPrefix
 
 void addStdlibLayer(Compilation& compilation) {
   compilation.beginLayer("stdlib");
-  for (const auto& f : embeddedStdlib()) compilation.addSource(stdlibPath(f.name), std::string(f.text));
+  for (const auto& f : embeddedStdlib()) {
+    if (f.name.size() > 5 && f.name.substr(f.name.size() - 5) == ".attr") {
+      compilation.addSource(stdlibPath(f.name), std::string(f.text));
+    } else {
+      compilation.attachFile(stdlibPath(f.name), std::string(f.text));
+    }
+  }
 }
 
 bool exportStdlib(const std::string& dir, size_t* written, std::string* error) {

@@ -1,4 +1,5 @@
-// The stdlib's .attr sources, compiled into the binary (cmake/Stdlib.cmake lists them), so
+// The stdlib's .attr sources and its tests' fixtures (*.jsonl), compiled into the binary
+// (cmake/Stdlib.cmake lists them), so
 // `attribc check site/` and `attrib diagnose --rules site/` resolve `import std.nccl` without a
 // source tree. attrib's default rules are the bundle built from exactly these sources.
 #pragma once
@@ -23,8 +24,8 @@ const std::vector<StdlibFile>& embeddedStdlib();
 inline constexpr std::string_view kStdlibPrefix = "<stdlib>/";
 std::string stdlibPath(std::string_view name);
 
-// Starts the layer "stdlib" in `compilation` and adds every embedded file to it. Call it first:
-// the stdlib is the lowest layer.
+// Starts the layer "stdlib" in `compilation` and adds every embedded .attr file to it, and
+// attaches the fixtures its tests read. Call it first: the stdlib is the lowest layer.
 void addStdlibLayer(Compilation& compilation);
 
 // Writes every embedded file below `dir` (created if needed; existing files of the same names
