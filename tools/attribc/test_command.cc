@@ -35,9 +35,11 @@ class LowerLayers {
     DiagnosticSink sink;
     std::unique_ptr<Compilation> compilation;
     std::shared_ptr<const runtime::Engine> engine;
+    std::string whyNot;  // when engine is null: the first error of the lower layers alone
   };
 
-  // nullptr when the lower layers alone do not compile (then nothing can be said about them).
+  // nullptr when the lower layers alone do not compile (then nothing can be said about them, and
+  // whyNot(layer) says why).
   const Built* upTo(size_t layer) {
     auto [it, inserted] = built_.try_emplace(layer);
     if (!inserted) return it->second.get() && it->second->engine ? it->second.get() : nullptr;
@@ -58,8 +60,22 @@ class LowerLayers {
     b->compilation->check();
     std::string error;
     if (b->sink.errorCount() == 0) b->engine = engineOf(*b->compilation, &error);
+    if (!b->engine) {
+      b->whyNot = error;
+      for (const auto& d : b->sink.diagnostics()) {
+        if (d.severity != Severity::Error) continue;
+        b->whyNot = d.file == kNoFile ? d.message
+                                      : fmt::format("{}: {}", b->compilation->sources().file(d.file).path(), d.message);
+        break;
+      }
+    }
     it->second = std::move(b);
     return it->second->engine ? it->second.get() : nullptr;
+  }
+
+  std::string whyNot(size_t layer) const {
+    auto it = built_.find(layer);
+    return it != built_.end() && it->second ? it->second->whyNot : std::string();
   }
 
  private:
@@ -141,8 +157,11 @@ int runTest(const TestOptions& options) {
     // said it changes that. Anything else the layers above do to it is a failure.
     std::vector<std::string> overrides, others;
     bool passesBelow = false;
+    std::string belowUnknown;  // why the test could not be re-run without the layers above
     if (r.layer + 1 < compilation.layerCount()) {
-      if (const auto* below = lower.upTo(r.layer)) {
+      const auto* below = lower.upTo(r.layer);
+      if (!below) belowUnknown = lower.whyNot(r.layer);
+      if (below) {
         auto again = runRuleTests(*below->compilation, *below->engine,
                                   [&](const std::string& file, const std::string& name) {
                                     return file == r.file && name == r.name;
@@ -174,6 +193,10 @@ int runTest(const TestOptions& options) {
     ++failed;
     fmt::print("FAIL  {}:{}: {}\n", r.file, r.line, r.name);
     for (const auto& f : r.failures) fmt::print("      {}\n", f);
+    if (!belowUnknown.empty()) {
+      fmt::print("      cannot tell whether the rules layered above change it: {} alone does not compile ({})\n",
+                 compilation.layerName(r.layer), belowUnknown);
+    }
     if (passesBelow) {
       fmt::print("      it passes with {} alone: the rules layered above change it{}\n",
                  compilation.layerName(r.layer),
