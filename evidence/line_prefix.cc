@@ -166,7 +166,7 @@ bool monthName(std::string_view s, size_t* pos, int* month) {
 // The month as journalctl and syslog daemons print it under another locale (strftime's %b, from
 // glibc's abmon tables): German "Dez", French "déc.", Spanish "dic", Italian "gen", Portuguese
 // "dez", Dutch "mrt", Polish "paź", Russian "дек" (UTF-8), Chinese and Japanese "12月", Korean
-// "12월". Every name means the same month in every locale that uses it ("mar" is March in all),
+// "12월", Norwegian "april". Every name means the same month in every locale that uses it ("mar" is March in all),
 // so no locale needs to be known. The English names are monthName's.
 bool localisedMonthName(std::string_view s, size_t* pos, int* month) {
   struct Name {
@@ -184,6 +184,10 @@ bool localisedMonthName(std::string_view s, size_t* pos, int* month) {
       {"apr", 4}, {"may", 5}, {"mag", 5}, {"mei", 5}, {"jun", 6}, {"giu", 6}, {"jul", 7}, {"lug", 7},
       {"ago", 8}, {"aug", 8}, {"sep", 9}, {"set", 9}, {"oct", 10}, {"ott", 10}, {"out", 10}, {"okt", 10},
       {"nov", 11}, {"dic", 12}, {"dez", 12}, {"dec", 12},
+      // nb_NO (glibc 2.26+: "jan." "feb." "mars" "april" "mai" "juni" "juli" "aug." "sep." "okt."
+      // "nov." "des."; "mars", "mai" and "nov." are above)
+      {"jan.", 1}, {"feb.", 2}, {"april", 4}, {"juni", 6}, {"juli", 7}, {"aug.", 8}, {"sep.", 9},
+      {"okt.", 10}, {"des.", 12},
       // pl_PL
       {"sty", 1}, {"lut", 2}, {"kwi", 4}, {"maj", 5}, {"cze", 6}, {"lip", 7}, {"sie", 8}, {"wrz", 9},
       {"pa\xc5\xba", 10}, {"lis", 11}, {"gru", 12},

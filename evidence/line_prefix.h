@@ -117,8 +117,8 @@ struct PrefixOptions {
 //   which only the workload's layout can tell (evidence/line_identity.h).
 // - Host names are [A-Za-z0-9_.-]+ and not all digits; month and weekday names are
 //   case-sensitive and English, except that a syslog/journal month may also be another locale's
-//   abbreviation as glibc's strftime %b prints it ("Dez", "déc.", "dic", "дек", "12月", "12월";
-//   German, French, Spanish, Italian, Portuguese, Dutch, Polish, Russian, Chinese, Japanese,
+//   abbreviation as glibc's strftime %b prints it ("Dez", "déc.", "dic", "april", "дек", "12月", "12월";
+//   German, French, Spanish, Italian, Portuguese, Dutch, Norwegian, Polish, Russian, Chinese, Japanese,
 //   Korean); "[rank" is not case-sensitive.
 // - ANSI colour sequences ("\x1b[36m", or "[36m" with its ESC lost in a paste; a digit is then
 //   required) before, between and after items are prefix, as Ray colours its worker prefix

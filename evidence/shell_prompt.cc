@@ -53,4 +53,16 @@ std::string_view shellPromptHost(std::string_view line) {
   return promptEnd(line, pos) ? host : std::string_view{};
 }
 
+std::string_view syslogWallHost(std::string_view line) {
+  constexpr std::string_view kFrom = "Message from syslogd@";
+  size_t pos = 0;
+  // The bell (\a) and a carriage return may be kept in a paste.
+  while (pos < line.size() && (line[pos] == '\a' || line[pos] == '\r')) ++pos;
+  if (line.substr(pos, kFrom.size()) != kFrom) return {};
+  pos += kFrom.size();
+  const std::string_view host = name(line, &pos);
+  if (host.empty() || line.substr(pos, 4) != " at ") return {};
+  return host;
+}
+
 }  // namespace attrib::evidence

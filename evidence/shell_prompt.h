@@ -20,4 +20,12 @@ namespace attrib::evidence {
 // [A-Za-z0-9_.-]+; the path holds no blank in the Debian form (a blank ends it otherwise).
 std::string_view shellPromptHost(std::string_view line);
 
+// The host of a syslog daemon's wall message at the start of `line`, or empty. For a message at
+// the emergency level (the kernel's "watchdog: BUG: soft lockup", a panic) rsyslog's omusrmsg and
+// sysklogd's wallmsg write to every terminal "\r\n\7Message from syslogd@%s at %.24s ...\r\n",
+// the host that logged it and the time, then the message (" kernel:[55716.328117] watchdog: ...")
+// on the next line; a pasted terminal session shows both. Like a prompt, it names the host of the
+// kernel and system lines around it. The host is [A-Za-z0-9_.-]+ and " at " must follow it.
+std::string_view syslogWallHost(std::string_view line);
+
 }  // namespace attrib::evidence

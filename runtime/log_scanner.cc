@@ -358,8 +358,9 @@ class FileScan {
   // What the file's first chunk says about the whole file, decided once:
   // - pdsh's "host: " labels are read as the line's host only in a file whose first lines carry
   //   them (evidence::hostLabelled);
-  // - the shell prompts of a pasted terminal session, when they name one host, are the node of
-  //   its kernel and system lines (evidence/shell_prompt.h).
+  // - the shell prompts of a pasted terminal session and the syslog daemon's wall messages
+  //   ("Message from syslogd@host at ..."), when they name one host, are the node of its kernel
+  //   and system lines (evidence/shell_prompt.h).
   void readFileForms(const LogChunk& chunk) {
     constexpr size_t kSample = 200;
     std::vector<std::string_view> first;
@@ -369,7 +370,8 @@ class FileScan {
     prefix_.hostLabels = evidence::hostLabelled(first, form) ? form : evidence::HostLabels::None;
     bool several = false;
     for (size_t i = 0; i < chunk.lineCount() && !several; ++i) {
-      const std::string_view host = evidence::shellPromptHost(chunk.line(i));
+      std::string_view host = evidence::shellPromptHost(chunk.line(i));
+      if (host.empty()) host = evidence::syslogWallHost(chunk.line(i));
       if (host.empty()) continue;
       if (promptHost_.empty()) {
         promptHost_ = host;

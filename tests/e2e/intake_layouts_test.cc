@@ -384,6 +384,24 @@ TEST_F(IntakeLayouts, AShellPromptNamesTheNodeOfTheKernelLinesAfterIt) {
   EXPECT_TRUE(appVerdict["root_cause"]["node"].is_null());
 }
 
+// A terminal that showed the syslog daemon's wall messages (rsyslog omusrmsg, sysklogd wallmsg:
+// "Message from syslogd@%s at %.24s ...", then the kernel's line): the host they name is the node
+// of the kernel's lines; wall messages of two hosts name no one node.
+TEST_F(IntakeLayouts, ASyslogWallMessageNamesTheNodeOfTheKernelLineAfterIt) {
+  const std::string lockup = " kernel:[55716.328117] watchdog: BUG: soft lockup - CPU#0 stuck for 27s! [python:1984]";
+  fs::path one = dir("wall-one") / "console.txt";
+  write(one, {"Message from syslogd@gpu-b at Dec 10 05:25:44 ...", lockup, ""});
+  const json v = diagnosePaths({one.string()});
+  ASSERT_TRUE(v["root_cause"].is_object()) << v.dump(1).substr(0, 2000);
+  EXPECT_EQ(v["root_cause"]["node"], "gpu-b") << v.dump(1).substr(0, 2000);
+  fs::path two = dir("wall-two") / "console.txt";
+  write(two, {"Message from syslogd@gpu-a at Dec 10 05:25:44 ...", lockup, "",
+              "Message from syslogd@gpu-b at Dec 10 05:25:45 ...", lockup, ""});
+  const json w = diagnosePaths({two.string()});
+  ASSERT_TRUE(w["root_cause"].is_object()) << w.dump(1).substr(0, 2000);
+  EXPECT_TRUE(w["root_cause"]["node"].is_null());
+}
+
 // A sosreport (sos 4.x) unpacked: var/log/messages, sos_commands/kernel/dmesg, its hostname file,
 // and configuration that is not read.
 TEST_F(IntakeLayouts, SosreportTree) {

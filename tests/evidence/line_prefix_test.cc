@@ -233,6 +233,8 @@ TEST(Timestamp, SyslogWithLocalisedMonths) {
       {"lis 29 20:28:29 gpu01 kernel: NVRM: Xid", kNov29},                // pl_PL
       {"11\xe6\x9c\x88 29 20:28:29 gpu01 kernel: NVRM: Xid", kNov29},
       {"M\xc3\xa4r 02 20:28:29 gpu01 kernel: NVRM: Xid", 1772483309 * kSecond},  // de_DE "Mär" 2026-03-02
+      {"des. 02 20:28:29 gpu01 kernel: NVRM: Xid", dec2},                 // nb_NO
+      {"april 24 16:22:15 gpu01 kernel: NVRM: Xid", 1777047735 * kSecond},  // nb_NO, 2026-04-24
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.line));
@@ -251,6 +253,8 @@ TEST(Timestamp, SyslogWithLocalisedMonths) {
   expectNothing("marzo 02 20:28:29 gpu01 kernel: x", late2026);
   expectNothing("mar 02 was a Monday", late2026);
   expectNothing("Dezember 02 20:28:29 gpu01 kernel: x", late2026);
+  expectNothing("aprils 24 16:22:15 gpu01 kernel: x", late2026);
+  expectNothing("April 24 16:22:15 gpu01 kernel: x", late2026);
   // dmesg -T stays English: its weekday must agree with an English month.
   EXPECT_FALSE(parseLinePrefix("[Sun Dez 29 20:28:29 2026] x").time);
 }

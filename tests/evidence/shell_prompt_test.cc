@@ -31,5 +31,21 @@ TEST(ShellPrompt, LinesThatOnlyLookLikeOneAreNot) {
   EXPECT_EQ(shellPromptHost("[root@node1"), "");
 }
 
+// rsyslog's omusrmsg and sysklogd's wallmsg: "\r\n\7Message from syslogd@%s at %.24s ...\r\n".
+TEST(SyslogWall, TheDaemonsWallMessageNamesTheHost) {
+  EXPECT_EQ(syslogWallHost("Message from syslogd@gpu-7 at Dec 10 05:25:44 ..."), "gpu-7");
+  EXPECT_EQ(syslogWallHost("\aMessage from syslogd@node1.cluster at Thu Dec 10 05:25:44 2026 ..."), "node1.cluster");
+  EXPECT_EQ(syslogWallHost("\r\aMessage from syslogd@gpu-7 at Dec 10 05:25:44 ..."), "gpu-7");
+}
+
+TEST(SyslogWall, LinesThatOnlyLookLikeOneAreNot) {
+  EXPECT_EQ(syslogWallHost(" kernel:[55716.328117] watchdog: BUG: soft lockup - CPU#0 stuck for 27s!"), "");
+  EXPECT_EQ(syslogWallHost("Message from syslogd@ at Dec 10 05:25:44 ..."), "");
+  EXPECT_EQ(syslogWallHost("Message from syslogd@gpu-7"), "");
+  EXPECT_EQ(syslogWallHost("Broadcast message from systemd-journald@gpu-7 (Thu 2026-12-10 05:25:44 UTC):"), "");
+  EXPECT_EQ(syslogWallHost("  Message from syslogd@gpu-7 at Dec 10 05:25:44 ..."), "") << "only at the line's start";
+  EXPECT_EQ(syslogWallHost(""), "");
+}
+
 }  // namespace
 }  // namespace attrib::evidence
