@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "runtime/verdict.h"
 #include "tests/runtime/engine_util.h"
@@ -13,6 +14,14 @@ namespace {
 using testing::diagnose;
 using testing::line;
 
+// The verdict on application lines that all carry one time (what these tests vary is the text).
+runtime::Verdict diagnoseLines(const runtime::Engine& engine, const std::vector<std::string>& texts,
+                               evidence::Workload workload = {}) {
+  std::vector<evidence::LogLine> lines;
+  for (const auto& text : texts) lines.push_back(line("", "applog", "2026-01-01T10:20:00Z", text));
+  return diagnose(engine, std::move(lines), std::move(workload));
+}
+
 // Ray's raylet summary (src/ray/raylet/node_manager.cc) ends with the node it ran on:
 // "... at node (ID: <hex>, IP: <address>) over the last time period."
 TEST(StdlibWhere, RayletOomSummaryNamesItsNodeByAddress) {
@@ -20,12 +29,11 @@ TEST(StdlibWhere, RayletOomSummaryNamesItsNodeByAddress) {
   ASSERT_TRUE(engine);
   evidence::Workload w;
   w.nodes = {"head"};
-  runtime::Verdict v = diagnose(
+  runtime::Verdict v = diagnoseLines(
       *engine,
-      {line("", "applog", "2026-01-01T10:20:00Z",
-            "(raylet) [2026-01-01 10:20:00,117 E 4242 4242] (raylet) node_manager.cc:3069: 1 Workers (tasks / actors) "
-            "killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: "
-            "351e406b196f66bb45eaad02a3b8b4725babfa8cc12949432f7ad7d8, IP: 10.95.1.76) over the last time period.")},
+      {"(raylet) [2026-01-01 10:20:00,117 E 4242 4242] (raylet) node_manager.cc:3069: 1 Workers (tasks / actors) "
+       "killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: "
+       "351e406b196f66bb45eaad02a3b8b4725babfa8cc12949432f7ad7d8, IP: 10.95.1.76) over the last time period."},
       w);
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->symptom, "host.oom.ray_oom_kill");
@@ -36,10 +44,9 @@ TEST(StdlibWhere, RayletOomSummaryNamesItsNodeByAddress) {
 TEST(StdlibWhere, RayletOomSummaryCutBeforeItsAddressNamesNone) {
   auto engine = testing::stdlibEngine();
   ASSERT_TRUE(engine);
-  runtime::Verdict v = diagnose(
-      *engine, {line("", "applog", "2026-01-01T10:20:00Z",
-                     "(raylet) node_manager.cc:3069: 1 Workers (tasks / actors) killed due to memory pressure (OOM), "
-                     "0 Workers crashed due to other reasons at node (ID: 351e406b")});
+  runtime::Verdict v = diagnoseLines(
+      *engine, {"(raylet) node_manager.cc:3069: 1 Workers (tasks / actors) killed due to memory pressure (OOM), "
+                "0 Workers crashed due to other reasons at node (ID: 351e406b"});
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->symptom, "host.oom.ray_oom_kill");
   EXPECT_EQ(v.root->node, "");
@@ -54,9 +61,7 @@ TEST(StdlibWhere, JobMemoryKillTakesItsCancellationsNodeAndAStepsDoesNot) {
   ASSERT_TRUE(engine);
   auto rootNode = [&](const std::string& kill) {
     runtime::Verdict v =
-        diagnose(*engine, {line("", "applog", "2026-01-01T10:20:00Z", kill),
-                           line("", "applog", "2026-01-01T10:20:00Z",
-                                "slurmstepd: error: *** JOB 7518 ON gpu-7 CANCELLED AT 2026-01-01T10:20:00 ***")});
+        diagnoseLines(*engine, {kill, "slurmstepd: error: *** JOB 7518 ON gpu-7 CANCELLED AT 2026-01-01T10:20:00 ***"});
     EXPECT_TRUE(v.root);
     if (!v.root) return std::string("(none)");
     EXPECT_EQ(v.root->symptom, "host.oom.slurm_memory_limit_kill");
@@ -74,20 +79,18 @@ TEST(StdlibWhere, JobMemoryKillTakesItsCancellationsNodeAndAStepsDoesNot) {
 TEST(StdlibWhere, RayNodeMarkedDeadIsOnItsAddress) {
   auto engine = testing::stdlibEngine();
   ASSERT_TRUE(engine);
-  runtime::Verdict v = diagnose(
+  runtime::Verdict v = diagnoseLines(
       *engine,
-      {line("", "applog", "2026-01-01T10:20:00Z",
-            "{\"custom_fields\":{\"ip\":\"10.0.0.7\",\"node_id\":\"ada3\"},\"label\":\"RAY_NODE_REMOVED\",\"message\":"
-            "\"The "
-            "node with node id: ada3 and address: 10.0.0.7 and node name: 10.0.0.7 has been marked dead because the "
-            "detector has missed too many heartbeats from it.\"}")});
+      {"{\"custom_fields\":{\"ip\":\"10.0.0.7\",\"node_id\":\"ada3\"},\"label\":\"RAY_NODE_REMOVED\",\"message\":"
+       "\"The "
+       "node with node id: ada3 and address: 10.0.0.7 and node name: 10.0.0.7 has been marked dead because the "
+       "detector has missed too many heartbeats from it.\"}"});
   ASSERT_TRUE(v.root);
   EXPECT_EQ(v.root->symptom, "host.node.ray_node_dead");
   EXPECT_EQ(v.root->node, "10.0.0.7");
-  runtime::Verdict old = diagnose(
-      *engine, {line("", "applog", "2026-01-01T10:20:00Z",
-                     "The node with client ID 5816 has been marked dead because the monitor has missed too many "
-                     "heartbeats from it.")});
+  runtime::Verdict old = diagnoseLines(
+      *engine, {"The node with client ID 5816 has been marked dead because the monitor has missed too many "
+                "heartbeats from it."});
   ASSERT_TRUE(old.root);
   EXPECT_EQ(old.root->symptom, "host.node.ray_node_dead");
   EXPECT_EQ(old.root->node, "");
