@@ -31,7 +31,7 @@ void Checker::checkDecl(ast::TestDecl& t) {
   if (t.fixture) {
     namespace fs = std::filesystem;
     fs::path base = fs::path(sources_.file(names_.module().file).path()).parent_path();
-    if (!sources_.readAuxiliary((base / *t.fixture).string())) {
+    if (!sources_.hasAuxiliary((base / *t.fixture).string())) {
       sink_.report(DiagKind::InvalidTest, t.fixtureRange,
                    fmt::format("fixture file '{}' not found (paths are relative to this rule file)", *t.fixture));
     }

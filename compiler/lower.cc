@@ -103,7 +103,7 @@ class Lowerer {
     for (size_t i = 0; i < program_.regexes.size(); ++i) {
       if (program_.regexes[i].regex == re.pattern && program_.regexes[i].flags == re.flags) return static_cast<int32_t>(i);
     }
-    program_.regexes.push_back({re.pattern, re.flags, re.captures});
+    program_.regexes.push_back({re.pattern, re.flags, re.captures, {}});
     return static_cast<int32_t>(program_.regexes.size() - 1);
   }
 

@@ -48,6 +48,12 @@ std::string normal(const std::string& path) { return std::filesystem::path(path)
 
 void SourceManager::attach(std::string path, std::string text) { attached_[normal(path)] = std::move(text); }
 
+bool SourceManager::hasAuxiliary(const std::string& path) const {
+  if (attached_.count(normal(path))) return true;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && std::ifstream(path, std::ios::binary).good();
+}
+
 std::optional<std::string> SourceManager::readAuxiliary(const std::string& path) const {
   if (auto it = attached_.find(normal(path)); it != attached_.end()) return it->second;
   std::error_code ec;

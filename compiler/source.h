@@ -67,6 +67,9 @@ class SourceManager {
   // The attached file of `path` (compared after lexical normalisation), else the regular file on
   // disk; nullopt when neither exists or the file cannot be read.
   std::optional<std::string> readAuxiliary(const std::string& path) const;
+  // Whether readAuxiliary(path) would find a file (without reading it: the checker only needs to
+  // know, and a fixture may be megabytes).
+  bool hasAuxiliary(const std::string& path) const;
   const std::map<std::string, std::string>& attached() const { return attached_; }
 
  private:

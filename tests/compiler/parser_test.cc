@@ -294,6 +294,20 @@ TEST(Parser, TestFromFixture) {
   EXPECT_EQ(*decl<ast::TestDecl>(c.module(), 0).fixture, "x.jsonl");
 }
 
+// A fixture that is not there, or is a directory, is an error at the test's `from`.
+TEST(Parser, TestFromMissingFixture) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "attrib_parser_missing_fixture";
+  fs::create_directories(dir / "d.jsonl");
+  auto c = testing::check({{(dir / "t.attr").string(),
+                            "test \"a\" from \"nowhere.jsonl\" { expect outcome unknown }\n"
+                            "test \"b\" from \"d.jsonl\" { expect outcome unknown }\n"}});
+  ASSERT_EQ(c.errors(), 2u) << ::testing::PrintToString(c.lines());
+  std::string all = ::testing::PrintToString(c.lines());
+  EXPECT_NE(all.find("t.attr:1:15: error: fixture file 'nowhere.jsonl' not found"), std::string::npos) << all;
+  EXPECT_NE(all.find("t.attr:2:15: error: fixture file 'd.jsonl' not found"), std::string::npos) << all;
+}
+
 // The embedded stdlib's fixtures are not on disk: a test reads the one attached under its rule
 // file's directory, and a name nothing answers to is still an error.
 TEST(Parser, TestFromAttachedFixture) {

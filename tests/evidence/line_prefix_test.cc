@@ -595,7 +595,7 @@ TEST(LinePrefixForms, SlurmStepDaemonNamedAfterItsNode) {
   EXPECT_EQ(message(line, p), "error: Detected 1 oom-kill event(s) in StepId=9411285.0.");
   // After a launcher's items, and at the end of the line.
   std::string_view labelled = "3: slurmstepd-n7.cluster: error: *** STEP 12.0 ON n7 CANCELLED AT 2025-01-01T00:00:00 ***";
-  p = parseLinePrefix(labelled, {.srunLabels = true});
+  p = parseLinePrefix(labelled, srun());
   EXPECT_EQ(p.task, 3);
   EXPECT_EQ(p.host, "n7.cluster");
   EXPECT_EQ(message(labelled, p).substr(0, 10), "error: ***");
@@ -614,7 +614,8 @@ TEST(LinePrefixForms, SlurmStepDaemonNamedAfterItsNode) {
 TEST(LinePrefixForms, HostLabelsAsPdshAndTalosctlPrintThem) {
   // pdsh 2.x ("%s: %s"), as DeepSpeed's launcher runs ranks: the label is the host, one blank
   // after it the separator, the rest the message's indentation.
-  PrefixOptions names{.hostLabels = HostLabels::Names};
+  PrefixOptions names;
+  names.hostLabels = HostLabels::Names;
   std::string_view line = "gpu-q-13:     ret = input.softmax(dim, dtype=dtype)";
   LinePrefix p = parseLinePrefix(line, names);
   EXPECT_EQ(p.host, "gpu-q-13");
@@ -632,7 +633,8 @@ TEST(LinePrefixForms, HostLabelsAsPdshAndTalosctlPrintThem) {
   EXPECT_EQ(parseLinePrefix("gpu-b: started", names).host, "gpu-b");
   EXPECT_TRUE(parseLinePrefix("gpu-q-13: x").host.empty());
   // Addresses only (a kernel log): talosctl's "IP: " is a label, a device name is the message.
-  PrefixOptions addresses{.hostLabels = HostLabels::Addresses};
+  PrefixOptions addresses;
+  addresses.hostLabels = HostLabels::Addresses;
   EXPECT_EQ(parseLinePrefix("192.168.11.119: kern: warning: [2026-04-22T21:30:51.494604223Z]: NVRM: Xid", addresses).host,
             "192.168.11.119");
   EXPECT_TRUE(parseLinePrefix("nvidia-nvswitch0: SXid (PCI:0000:c3:00.0): 20009, Non-fatal", addresses).host.empty());

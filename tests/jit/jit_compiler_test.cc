@@ -48,7 +48,7 @@ std::shared_ptr<const runtime::Bundle> bundleOf(const std::vector<std::vector<st
 }
 
 const std::shared_ptr<const runtime::Bundle>& stdlib() {
-  static auto bundle = bundleOf({testing::stdlibPaths()});
+  static auto bundle = testing::stdlibBundle();
   return bundle;
 }
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "compiler/compilation.h"
 #include "compiler/diagnostic_render.h"
 #include "compiler/literals.h"
@@ -39,14 +42,30 @@ std::vector<std::string> stdlibPaths() {
   return {std::string(ATTRIB_SOURCE_DIR) + "/stdlib-rules", ATTRIB_STDLIB_GENERATED_DIR};
 }
 
-std::shared_ptr<const runtime::Engine> stdlibEngine() {
-  static std::shared_ptr<const runtime::Engine> engine = [] {
-    DiagnosticSink sink;
-    Compilation c(sink);
+std::shared_ptr<const runtime::Bundle> stdlibBundle() {
+  static std::shared_ptr<const runtime::Bundle> bundle = []() -> std::shared_ptr<const runtime::Bundle> {
+    std::ifstream in(ATTRIB_STDLIB_BUNDLE, std::ios::binary);
+    if (!in) {
+      ADD_FAILURE() << "cannot read the stdlib bundle " << ATTRIB_STDLIB_BUNDLE << " (build the stdlib_bundle target)";
+      return nullptr;
+    }
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::string error;
-    for (const auto& path : stdlibPaths()) EXPECT_TRUE(c.addPath(path, &error)) << error;
-    c.check();
-    return engineOf(c, sink, {"stdlib", "test"}, nullptr);
+    auto loaded = runtime::loadBundle(bytes, &error);
+    EXPECT_TRUE(loaded) << ATTRIB_STDLIB_BUNDLE << ": " << error;
+    return loaded;
+  }();
+  return bundle;
+}
+
+std::shared_ptr<const runtime::Engine> stdlibEngine() {
+  static std::shared_ptr<const runtime::Engine> engine = []() -> std::shared_ptr<const runtime::Engine> {
+    auto bundle = stdlibBundle();
+    if (!bundle) return nullptr;
+    std::string error;
+    auto loaded = driver::engineFromBundle(bundle, {}, &error);
+    EXPECT_TRUE(loaded) << ATTRIB_STDLIB_BUNDLE << ": " << error;
+    return loaded;
   }();
   return engine;
 }

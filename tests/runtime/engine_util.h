@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "runtime/bundle.h"
 #include "runtime/engine.h"
 #include "runtime/verdict.h"
 
@@ -21,7 +22,9 @@ std::shared_ptr<const runtime::Engine> unknownEngine();
 // its catalogues into the build tree (ATTRIB_STDLIB_GENERATED_DIR).
 std::vector<std::string> stdlibPaths();
 
-// The stdlib, compiled once per test binary; fails the test on any error (and gives null).
+// The stdlib as attrib ships it: the bundle the build compiles from stdlibPaths() (the stdlib_bundle
+// target), loaded once per process, and its engine; fail the test on any error (and give null).
+std::shared_ptr<const runtime::Bundle> stdlibBundle();
 std::shared_ptr<const runtime::Engine> stdlibEngine();
 
 // A log line at `time` (RFC 3339) on `node`/`source`.
