@@ -76,9 +76,10 @@ bool failedState(ir::State state) {
   }
 }
 
-// A warning as Python (UserWarning, warnings.warn), glog ([W1203 ...] or [W socket.cpp:558]) or
-// NCCL (NCCL WARN) prints it.
-constexpr std::string_view kWarning = R"(warn|^\s*\[W[0-9 ])";
+// A warning as Python (UserWarning, warnings.warn), glog ([W1203 ...], [W socket.cpp:558], or
+// without brackets "W1003 12:02:34.512 ...", as PyTorch's C++ logging prints it) or NCCL (NCCL
+// WARN) prints it.
+constexpr std::string_view kWarning = R"(warn|^\s*\[W[0-9 ]|^\s*W[0-9]{4} [0-9]{2}:[0-9]{2}:)";
 // A line at warning level by its writer's own levels: Python's warning classes and
 // warnings.warn, glog's W level ([W1203 ...], [W socket.cpp:558], W1203 ...).
 constexpr std::string_view kLevelWarning =

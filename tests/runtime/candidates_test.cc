@@ -137,6 +137,25 @@ TEST(Candidates, NoTellingWordNoCandidate) {
   EXPECT_TRUE(v.candidates.empty()) << toJson(v);
 }
 
+// "fault" counts where a word ends in it (EFAULT, page fault, NVLinkFault), never inside "default":
+// torchrun's OMP_NUM_THREADS warning on every run is no candidate.
+TEST(Candidates, DefaultIsNoFault) {
+  auto engine = unknownEngine();
+  ASSERT_TRUE(engine);
+  Verdict quiet = attrib::testing::diagnose(
+      *engine, {line("n1", "applog", "2026-11-29T10:00:00Z",
+                     "W1003 12:02:34.603000 663602 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment "
+                     "variable for each process to be 1 in default, to avoid your system being overloaded"),
+                line("n1", "applog", "2026-11-29T10:00:01Z", "Using the defaults for every option not given")});
+  EXPECT_TRUE(quiet.candidates.empty()) << toJson(quiet);
+  Verdict faults = attrib::testing::diagnose(
+      *engine, {line("n1", "applog", "2026-11-29T10:00:00Z", "the query ioctl returned EFAULT"),
+                line("n2", "applog", "2026-11-29T10:00:01Z", "EFAULT from the driver"),
+                line("n3", "applog", "2026-11-29T10:00:02Z", "unhandled page fault at address 0x0"),
+                line("n4", "applog", "2026-11-29T10:00:03Z", "NVLinkFault on link 3")});
+  EXPECT_EQ(faults.candidates.size(), 4u) << toJson(faults);
+}
+
 // 5,000 distinct error forms on one node: the forms kept stop at the bound, the rest are
 // counted as dropped, and the verdict still ranks what was kept.
 TEST(Candidates, FormsAreBoundedWhateverTheInput) {

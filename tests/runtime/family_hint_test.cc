@@ -75,7 +75,9 @@ TEST(FamilyHint, WarningsAlonePointNowhere) {
   EXPECT_EQ(hinted({"[W socket.cpp:558] [c10d] The IPv6 network addresses of (w-0, 3389) cannot be retrieved (gai error: -2 - "
                     "Name or service not known).",
                     "n0:1:1 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]",
-                    "site-packages/torch/autograd/__init__.py:251: UserWarning: Grad strides do not match bucket view strides."}),
+                    "site-packages/torch/autograd/__init__.py:251: UserWarning: Grad strides do not match bucket view strides.",
+                    "W1003 12:02:34.603000 663602 /gpfs/x/torch/distributed/c10d/store.py:90] the TCPStore failed to "
+                    "answer; retrying"}),
             "none");
   EXPECT_EQ(hinted({"train.py:42: UserWarning: checkpoint not saved: No space left on device", "RuntimeError: step failed"}),
             "storage")
