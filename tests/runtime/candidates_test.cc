@@ -34,6 +34,8 @@ TEST(Candidates, DemotionsCountAsWholeWordsInAnyCaseAndOncePerLine) {
   EXPECT_EQ(tellingWeight(error, "DEBUG verify: 0 errors"), -3) << "two phrases add up";
   EXPECT_EQ(tellingWeight(error, "10 errors"), 2) << "'0 errors' must start a word";
   EXPECT_EQ(tellingWeight({}, "no errors"), 0) << "no telling word: no weight";
+  EXPECT_EQ(tellingWeight(error, "#       size         count    type    root     time   algbw   busbw  error     time"), -1)
+      << "nccl-tests' table header names an error column";
 }
 
 // demotionsIn walks a line sixteen bytes at a time (SSE2 compare masks): it must find what a
