@@ -492,8 +492,28 @@ bool rankInBrackets(std::string_view s, size_t* pos, int32_t* rank) {
 
 // Inside brackets, after '[': torchrun's "default3]:" (--tee / --redirects: the role name and
 // the local rank). The ':' is required, so "[INFO12]" and "[v100]" stay in the message.
-bool roleInBrackets(std::string_view s, size_t* pos, int32_t* localRank) {
+// torchrun prints "[{role}{local_rank}]:" (torch/distributed/elastic/multiprocessing, 1.9-2.x),
+// and a common launch names the role after the host ("--role $(hostname -s): --tee 3", as in
+// open-r1's and the ML Engineering book's recipes): "[gpu187:1]:" is local rank 1 on gpu187,
+// and *host is set.
+bool roleInBrackets(std::string_view s, size_t* pos, int32_t* localRank, std::string_view* host) {
   size_t p = *pos;
+  {
+    size_t q = p;
+    std::string_view name;
+    int64_t value;
+    // "[rank:3]:" is no host's role either (see below).
+    if (hostName(s, &q, &name) && !(name.size() >= 4 && toLower(name[0]) == 'r' && toLower(name[1]) == 'a' &&
+                                    toLower(name[2]) == 'n' && toLower(name[3]) == 'k') &&
+        consume(s, &q, ':') &&
+        unsignedNumber(s, &q, std::numeric_limits<int32_t>::max(), &value) && consume(s, &q, ']') &&
+        consume(s, &q, ':')) {
+      *pos = q;
+      *localRank = static_cast<int32_t>(value);
+      *host = name;
+      return true;
+    }
+  }
   const size_t nameStart = p;
   while (p < s.size() && (isAlpha(s[p]) || s[p] == '_')) ++p;
   if (p == nameStart) return false;
@@ -587,9 +607,10 @@ bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, It
   if (rankInBrackets(s, &p, &small)) {
     *item = itemOf(Item::kRank, small);
     item->glued = true;
-  } else if (roleInBrackets(s, &p, &small)) {
+  } else if (roleInBrackets(s, &p, &small, &host)) {
     *item = itemOf(Item::kLocalRank, small);
     item->glued = true;
+    if (id->host.empty()) id->host = host;
   } else if (mpiTagInBrackets(s, &p, &small, &host)) {
     *item = itemOf(Item::kRank, small);
     item->glued = true;
@@ -859,6 +880,30 @@ bool tqdmBar(std::string_view s, size_t* pos) {
   return true;
 }
 
+// GNU grep's file name in front of each matching line when it searches several files
+// ("grep -r NCCL logs/": "logs/prefill-2.log:[2025-09-17 15:16:23] host:311:405 [0] ..."), with
+// -n also the line number ("train.log:1234:"). Read only at the line's start, only for a name
+// with a log file's extension, and kept in the prefix only when an item follows it (as the
+// progress bar above), so that "train.log: permission denied" stays a message.
+bool grepFileName(std::string_view s, size_t* pos) {
+  constexpr size_t kPath = 512;
+  size_t p = *pos;
+  while (p < s.size() && p - *pos < kPath && (isHostChar(s[p]) || s[p] == '/')) ++p;
+  const std::string_view path = s.substr(*pos, p - *pos);
+  constexpr std::string_view kExtensions[] = {".log", ".txt", ".out", ".err"};
+  if (std::none_of(std::begin(kExtensions), std::end(kExtensions), [&](std::string_view e) {
+        return path.size() > e.size() && path.substr(path.size() - e.size()) == e;
+      })) {
+    return false;
+  }
+  if (!consume(s, &p, ':')) return false;
+  size_t q = p;
+  int64_t line;
+  if (unsignedNumber(s, &q, std::numeric_limits<int32_t>::max(), &line) && consume(s, &q, ':')) p = q;
+  *pos = p;
+  return true;
+}
+
 // After a syslog timestamp, the kernel without a host field: "Feb 23 03:28:16 kernel: EDAC ..."
 // (a file template without %HOSTNAME%, or a paste that dropped it). Only the kernel: any other
 // word followed by ':' may be a message ("Nov 29 10:00:00 ERROR: ..."). A line whose host is
@@ -927,7 +972,10 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
     pos = skipBlanks(line, pos);
   }
   // A progress bar run into the line: skipped, and the prefix only if items follow (below).
-  if (pos == 0 && tqdmBar(line, &pos)) pos = skipBlanks(line, pos);
+  // grep's file name: skipped like the bar, which may follow it.
+  const bool grepped = pos == 0 && grepFileName(line, &pos);
+  if (grepped) pos = skipBlanks(line, pos);
+  if ((pos == 0 || grepped) && tqdmBar(line, &pos)) pos = skipBlanks(line, pos);
   if (pos == 0 && kernelTag(line, &pos, &id)) {
     // Nothing else stacks before a bare tag; the kernel's own time may follow it.
     end = pos;

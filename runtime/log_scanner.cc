@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "evidence/archive_reader.h"
+#include "evidence/job_mail.h"
 #include "evidence/line_channel.h"
 #include "evidence/log_record.h"
 #include "evidence/shell_prompt.h"
@@ -360,7 +361,9 @@ class FileScan {
   //   them (evidence::hostLabelled);
   // - the shell prompts of a pasted terminal session and the syslog daemon's wall messages
   //   ("Message from syslogd@host at ..."), when they name one host, are the node of its kernel
-  //   and system lines (evidence/shell_prompt.h).
+  //   and system lines (evidence/shell_prompt.h);
+  // - the header of a batch system's job mail names the host of every line of the file that
+  //   names none (evidence/job_mail.h).
   void readFileForms(const LogChunk& chunk) {
     constexpr size_t kSample = 200;
     std::vector<std::string_view> first;
@@ -380,6 +383,10 @@ class FileScan {
       }
     }
     if (several) promptHost_.clear();
+    // TORQUE's job mail names the one host the job ran on in its header.
+    for (size_t i = 0; i < chunk.lineCount() && i < kSample && execHost_.empty(); ++i) {
+      execHost_ = evidence::torqueMailExecHost(chunk.line(i));
+    }
   }
 
   // Counts the chunk's lines per channel and remembers the channel of every line a literal
@@ -834,6 +841,7 @@ class FileScan {
           }
         }
         if (host.empty() && identities_.hosts.size() == 1) host = *identities_.hosts.begin();
+        if (host.empty()) host = execHost_;
         if (host.empty() && !promptHost_.empty() && (inst.source == ir::channelName(ir::Channel::Kernel) || inst.source == ir::channelName(ir::Channel::System))) host = promptHost_;
         if (!host.empty()) {
           inst.node = nodeOfHost(host, w.nodes);
@@ -873,6 +881,7 @@ class FileScan {
   std::optional<int64_t> anchor_;  // boot time: wall clock minus kernel monotonic time
   FileIdentities identities_;
   std::string promptHost_;  // the one host the file's shell prompts name (readFileForms), or empty
+  std::string execHost_;    // the one host a batch system's job mail in the file names, or empty
   InstanceBlocks found_;                // the file's instances, made in place
   std::vector<Unresolved> unresolved_;  // in step with found_: what finish() settles
   Interpreter interpreter_;

@@ -784,6 +784,41 @@ TEST(LinePrefixForms, TorchrunRolePrefix) {
   expectNothing("[INFO12] x");  // no ':'
 }
 
+TEST(LinePrefixForms, TorchrunRoleNamedAfterTheHost) {
+  // "torchrun --role $(hostname -s): --tee 3": the role is the host's name and a ':', so the
+  // prefix is "[<host>:<local_rank>]:" and names the node (open-r1's Slurm recipe prints so).
+  std::string_view line = "[alphagpu12:5]:[rank5]:[E213 16:38:44.687590798 ProcessGroupNCCL.cpp:616] [Rank 5] Watchdog caught";
+  LinePrefix p = parseLinePrefix(line, reference(kNov29));
+  EXPECT_EQ(p.host, "alphagpu12");
+  EXPECT_EQ(p.localRank, 5);
+  EXPECT_EQ(p.rank, 5);
+  EXPECT_EQ(message(line, p), "Watchdog caught");
+  p = parseLinePrefix("[gpu-187.cluster:1]:torch.cuda.OutOfMemoryError: CUDA out of memory.");
+  EXPECT_EQ(p.host, "gpu-187.cluster");
+  EXPECT_EQ(p.localRank, 1);
+  // Near misses: a clock, a malformed rank label and a role without the closing ':' are no host.
+  expectNothing("[10:03]: x");
+  EXPECT_TRUE(parseLinePrefix("[rank:3]: x").host.empty());
+  expectNothing("[gpu187:1] x");
+}
+
+TEST(LinePrefixForms, GrepFileNameBeforeThePrefix) {
+  // grep over several files names the file first ("grep -r WARN logs/"), -n also the line.
+  std::string_view line =
+      "logs/prefill-2.log:[2025-09-17 15:16:23] prefill-2:311:405 [0] transport/net_ib.cc:199 NCCL WARN NET/IB : port error";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_TRUE(p.time);
+  EXPECT_EQ(p.host, "prefill-2");
+  EXPECT_EQ(message(line, p), "transport/net_ib.cc:199 NCCL WARN NET/IB : port error");
+  p = parseLinePrefix("slurm-4242.out:17:[rank3]: Traceback (most recent call last):");
+  EXPECT_EQ(p.rank, 3);
+  // Near misses: a file name that no item follows is the message's, and so is a name without a
+  // log file's extension.
+  expectNothing("train.log: permission denied");
+  expectNothing("train.log:Traceback (most recent call last):");
+  expectNothing("model.bin:[rank3]: x");
+}
+
 TEST(LinePrefixForms, C10LoggerAndGlog) {
   // PyTorch 2.4+ c10 logger (no glog): "[rank3]:[E710 18:00:32.426302794 ProcessGroupNCCL.cpp:2395] "
   // prints (month + 1) * 100 + day unpadded, nine fraction digits and no thread id.

@@ -96,5 +96,22 @@ TEST(StdlibWhere, RayNodeMarkedDeadIsOnItsAddress) {
   EXPECT_EQ(old.root->node, "");
 }
 
+
+// TORQUE's job mail names the host in its header ("Exec host:  %h"): the lines of the mail that
+// name none are that host's; a job over several hosts gives none (evidence/job_mail.h).
+TEST(StdlibWhere, TorqueJobMailNamesTheHostOfItsLines) {
+  auto engine = testing::stdlibEngine();
+  ASSERT_TRUE(engine);
+  for (const auto& [exec, node] : {std::pair<std::string, std::string>{"Exec host:  gpu-2-17/5", "gpu-2-17"},
+                                   {"Exec host:  gpu-2-17/5+gpu-2-18/0", ""}}) {
+    SCOPED_TRACE(exec);
+    runtime::Verdict v = diagnoseLines(*engine, {"PBS Job Id: 2600365.fe1.local", "Job Name:   STDIN", exec,
+                                                 "job deleted", "job preempted (node failure)"});
+    ASSERT_TRUE(v.root);
+    EXPECT_EQ(v.root->symptom, "scheduler.batch.batch_node_failure");
+    EXPECT_EQ(v.root->node, node);
+  }
+}
+
 }  // namespace
 }  // namespace attrib
