@@ -61,6 +61,7 @@ const std::vector<ChannelMarker> kMarkers = {
     {C::Kernel, F::Contains, "[Hardware Error]: ", "{1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 0", "Linux 5.x APEI GHES"},
     {C::Kernel, F::Starts, "EXT4-fs ", "EXT4-fs error (device nvme0n1p1): ext4_journal_check_start:83: comm python: Detected aborted journal", "Linux 5.x ext4"},
     {C::Kernel, F::Starts, "LustreError: ", "LustreError: 11-0: scratch-OST0003-osc-ffff: operation ost_write to node 10.0.0.9@o2ib failed: rc = -107", "Lustre 2.15 client"},
+    {C::Kernel, F::Starts, "LNetError: ", "LNetError: 2929:0:(o2iblnd_cb.c:3370:kiblnd_check_txs_locked()) Timed out tx: active_txs, 1 seconds", "Lustre 2.x LNet (libcfs tracefile.c)"},
     {C::Kernel, F::Starts, "nfs: server ", "nfs: server storage01 not responding, still trying", "Linux NFS client"},
     // ---- messages that start as Slurm's commands print them in a job's output
     {C::Scheduler, F::Starts, "slurmstepd: ", "slurmstepd: error: *** JOB 4242 ON gpu-0007 CANCELLED AT 2026-11-29T10:42:00 DUE TO TIME LIMIT ***", "Slurm 22.05 slurmstepd in the job's stdout"},
