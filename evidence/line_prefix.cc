@@ -490,6 +490,13 @@ bool rankInBrackets(std::string_view s, size_t* pos, int32_t* rank) {
   return true;
 }
 
+// Whether `name` starts with "rank" in any case: "[ranks1]:" and "[rank:3]:" are malformed rank
+// labels, never a torchrun role.
+bool startsWithRank(std::string_view name) {
+  return name.size() >= 4 && toLower(name[0]) == 'r' && toLower(name[1]) == 'a' && toLower(name[2]) == 'n' &&
+         toLower(name[3]) == 'k';
+}
+
 // Inside brackets, after '[': torchrun's "default3]:" (--tee / --redirects: the role name and
 // the local rank). The ':' is required, so "[INFO12]" and "[v100]" stay in the message.
 // torchrun prints "[{role}{local_rank}]:" (torch/distributed/elastic/multiprocessing, 1.9-2.x),
@@ -502,10 +509,7 @@ bool roleInBrackets(std::string_view s, size_t* pos, int32_t* localRank, std::st
     size_t q = p;
     std::string_view name;
     int64_t value;
-    // "[rank:3]:" is no host's role either (see below).
-    if (hostName(s, &q, &name) && !(name.size() >= 4 && toLower(name[0]) == 'r' && toLower(name[1]) == 'a' &&
-                                    toLower(name[2]) == 'n' && toLower(name[3]) == 'k') &&
-        consume(s, &q, ':') &&
+    if (hostName(s, &q, &name) && !startsWithRank(name) && consume(s, &q, ':') &&
         unsignedNumber(s, &q, std::numeric_limits<int32_t>::max(), &value) && consume(s, &q, ']') &&
         consume(s, &q, ':')) {
       *pos = q;
@@ -517,11 +521,7 @@ bool roleInBrackets(std::string_view s, size_t* pos, int32_t* localRank, std::st
   const size_t nameStart = p;
   while (p < s.size() && (isAlpha(s[p]) || s[p] == '_')) ++p;
   if (p == nameStart) return false;
-  // "[ranks1]:" is a malformed rank label, not a role called "ranks".
-  if (p - nameStart >= 4 && toLower(s[nameStart]) == 'r' && toLower(s[nameStart + 1]) == 'a' &&
-      toLower(s[nameStart + 2]) == 'n' && toLower(s[nameStart + 3]) == 'k') {
-    return false;
-  }
+  if (startsWithRank(s.substr(nameStart, p - nameStart))) return false;
   int64_t value;
   if (!unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) || !consume(s, &p, ']') ||
       !consume(s, &p, ':')) {

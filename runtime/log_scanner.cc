@@ -384,9 +384,7 @@ class FileScan {
     }
     if (several) promptHost_.clear();
     // TORQUE's job mail names the one host the job ran on in its header.
-    for (size_t i = 0; i < chunk.lineCount() && i < kSample && execHost_.empty(); ++i) {
-      execHost_ = evidence::torqueMailExecHost(chunk.line(i));
-    }
+    for (size_t i = 0; i < first.size() && execHost_.empty(); ++i) execHost_ = evidence::torqueMailExecHost(first[i]);
   }
 
   // Counts the chunk's lines per channel and remembers the channel of every line a literal

@@ -96,7 +96,6 @@ TEST(StdlibWhere, RayNodeMarkedDeadIsOnItsAddress) {
   EXPECT_EQ(old.root->node, "");
 }
 
-
 // TORQUE's job mail names the host in its header ("Exec host:  %h"): the lines of the mail that
 // name none are that host's; a job over several hosts gives none (evidence/job_mail.h).
 TEST(StdlibWhere, TorqueJobMailNamesTheHostOfItsLines) {
