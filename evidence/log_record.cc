@@ -78,9 +78,28 @@ bool idColumnRow(std::string_view m) {
   return p > digits && p - digits <= 8 && m.substr(p).starts_with(" | ");
 }
 
+// A row of the Events table of `kubectl describe` (kubectl's describe.go, DescribeEvents: after
+// "Events:", each event as LEVEL_1 "%v\t%v\t%s\t%v\t%v" of type, reason, age, source and
+// message, the tabs padded to blanks by a tabwriter): "  Warning  Evicted  2m  kubelet  The node
+// was low on resource: memory." Indented as continuations are, but each row is an event of its
+// own: three evictions are three records, not one.
+bool kubectlEventRow(std::string_view m) {
+  size_t p = 0;
+  while (p < m.size() && (m[p] == ' ' || m[p] == '\t')) ++p;
+  m.remove_prefix(p);
+  for (std::string_view type : {std::string_view("Normal"), std::string_view("Warning")}) {
+    if (!m.starts_with(type)) continue;
+    size_t q = type.size(), gap = 0;
+    for (; q < m.size() && (m[q] == ' ' || m[q] == '\t'); ++q) gap += m[q] == '\t' ? 2 : 1;
+    return gap >= 2 && q < m.size() && m[q] >= 'A' && m[q] <= 'Z';
+  }
+  return false;
+}
+
 // A line that continues whatever came before it in its stream, by its own form.
 bool continuationForm(std::string_view m) {
-  return (indented(m) && !idColumnRow(m)) || stackFrame(m) || m.starts_with("Exception raised from ") || chainLine(m);
+  return (indented(m) && !idColumnRow(m) && !kubectlEventRow(m)) || stackFrame(m) ||
+         m.starts_with("Exception raised from ") || chainLine(m);
 }
 
 // A kernel message's subsystem word: what it starts with up to the first blank or ':' ("NVRM",

@@ -15,7 +15,8 @@
 //   - is indented by two blanks or more, or by a tab ("  File \"train.py\", line 7, in <module>",
 //     dmesg's "               NVRM: (PCI ID: 10de:26b5) installed in this system has"), unless it
 //     is a row of a table with a right-aligned id column ("   1 | 01/02/2026 | 10:00:00 | ...",
-//     ipmitool's `sel list`: each row an entry of its own);
+//     ipmitool's `sel list`) or of kubectl describe's Events ("  Warning  FailedMount  86s
+//     kubelet  ..."): each row an entry of its own;
 //   - is a stack frame: "frame #3: c10::Error::Error(...)" (c10), "#3  0x00007f... in foo ()"
 //     (gdb, glibc), " 3 0x0000000000043090 killpg()  ???:0" (UCX);
 //   - says where a C++ exception came from: "Exception raised from checkTimeout at ...";

@@ -165,6 +165,26 @@ TEST(LogRecord, IpmitoolSelRowsAreEntriesOfTheirOwn) {
   EXPECT_EQ(recordAt(lines, 4), range(3, 4));
 }
 
+TEST(LogRecord, KubectlDescribeEventRowsAreEntriesOfTheirOwn) {
+  // kubectl describe (describe.go, DescribeEvents): "Events:", the header, then one LEVEL_1 row
+  // per event, "type\treason\tage\tfrom\tmessage" padded to blanks by a tabwriter.
+  Lines lines({
+      "Events:",
+      "  Type     Reason                Age   From                       Message",
+      "  ----     ------                ----  ----                       -------",
+      "  Normal   TaintManagerEviction  2m    taint-eviction-controller  Marking for deletion Pod ml/trainer-1",
+      "  Normal   TaintManagerEviction  2m    taint-eviction-controller  Marking for deletion Pod ml/trainer-2",
+      "  Warning\tFailedMount\t86s (x16 over 17m)\tkubelet\tMountVolume.SetUp failed for volume \"creds\"",
+      "  Normal operation resumed after the mount",
+  });
+  EXPECT_EQ(recordAt(lines, 3), range(3, 3));
+  EXPECT_EQ(recordAt(lines, 4), range(4, 4));
+  // Near miss: an indented line that starts "Normal" with one blank and lower case after it is
+  // no event row, and continues the row before it, as indented lines do.
+  EXPECT_EQ(recordAt(lines, 5), range(5, 6));
+  EXPECT_EQ(recordAt(lines, 6), range(5, 6));
+}
+
 TEST(LogRecord, UcxBacktrace) {
   // UCX 1.14 "Caught signal" report with its backtrace.
   Lines lines({
