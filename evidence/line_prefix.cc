@@ -956,11 +956,15 @@ bool stepDaemonSource(std::string_view s, size_t* pos, Identity* id) {
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) {
   LinePrefix out;
   Identity id;
-  // A pasted line may keep the backticks of the Markdown code span or fence it was quoted in
-  // ("`(WorkerDict pid=835, ip=...) [rank38]:..."): up to three are skipped before the first
-  // item, and belong to the prefix only when an item follows them.
+  // A pasted line may keep the Markdown it was quoted in: a quote's "> " (up to three levels),
+  // bold's "**" ("**hostname:26407:26474 NCCL INFO ...**"), the backticks of a code span or fence
+  // ("`(WorkerDict pid=835, ip=...) [rank38]:..."; up to three). They are skipped before the
+  // first item, and belong to the prefix only when an item follows them.
   size_t pos = 0;
-  while (pos < 3 && pos < line.size() && line[pos] == '`') ++pos;
+  for (int level = 0; level < 3 && line.substr(pos, 2) == "> "; ++level) pos += 2;
+  if (line.substr(pos, 2) == "**") pos += 2;
+  for (int tick = 0; tick < 3 && pos < line.size() && line[pos] == '`'; ++tick) ++pos;
+  const size_t lead = pos;
   // Invariant: `end` is the end of the last item recognised (out.length is one blank past it).
   size_t end = 0;
   bool haveTime = false, haveSource = false;
@@ -973,10 +977,10 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   }
   // A progress bar run into the line: skipped, and the prefix only if items follow (below).
   // grep's file name: skipped like the bar, which may follow it.
-  const bool grepped = pos == 0 && grepFileName(line, &pos);
+  const bool grepped = pos == lead && grepFileName(line, &pos);
   if (grepped) pos = skipBlanks(line, pos);
-  if ((pos == 0 || grepped) && tqdmBar(line, &pos)) pos = skipBlanks(line, pos);
-  if (pos == 0 && kernelTag(line, &pos, &id)) {
+  if ((pos == lead || grepped) && tqdmBar(line, &pos)) pos = skipBlanks(line, pos);
+  if (pos == lead && kernelTag(line, &pos, &id)) {
     // Nothing else stacks before a bare tag; the kernel's own time may follow it.
     end = pos;
     pos = skipBlanks(line, pos);

@@ -94,6 +94,9 @@ struct PrefixOptions {
 // - Each item may be followed by blanks; the first blank after the last item belongs to the
 //   prefix, the rest to the message (its indentation). A "[rank3]:" directly followed by
 //   another item ("[rank3]:[E710 ...]") needs no blank.
+// - Markdown a paste kept (a quote's "> ", up to three levels, then bold's "**", then up to
+//   three backticks) is skipped at the line's start, and is the prefix's only when an item
+//   follows it: "**host:1:2 [0] NCCL INFO x**" has NCCL's items, "**ImportError:** x" no prefix.
 // - ISO timestamps: 'T', 't' or ' ' between date and time; seconds required; a fraction after
 //   '.' or ',' (only '.' in syslog) of any length, truncated to nanoseconds; a zone "Z", "z",
 //   "+02:00", "-0700" or "+02". Without a zone (ISO, syslog, dmesg -T) the time is local, at

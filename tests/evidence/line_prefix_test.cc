@@ -682,7 +682,6 @@ TEST(LinePrefixForms, RayWorkerPrefix) {
   expectNothing("(pid=abc) x");
 }
 
-// A line quoted in Markdown keeps its code span's backtick: the items after it are read.
 TEST(LinePrefixForms, VllmWorkerPrefixNamesTheRank) {
   // vLLM's multiprocessing executor (vllm/v1/executor/multiproc_executor.py, 0.8-0.9).
   std::string_view line = "(VllmWorker rank=5 pid=50999) ERROR 07-07 15:19:48 [multiproc_executor.py:492] torch.OutOfMemoryError: CUDA out of memory.";
@@ -696,6 +695,7 @@ TEST(LinePrefixForms, VllmWorkerPrefixNamesTheRank) {
   expectNothing("(VllmWorker rank=x pid=1) x");
 }
 
+// A line quoted in Markdown keeps its code span's backtick: the items after it are read.
 TEST(LinePrefixForms, BacktickOfAMarkdownQuoteBeforeTheItems) {
   std::string_view line = "`(WorkerDict pid=835, ip=172.26.143.83) [rank38]:[E809 14:59:30.411244289 ProcessGroupNCCL.cpp:629] x";
   LinePrefix p = parseLinePrefix(line, reference(k20260701));
@@ -705,6 +705,29 @@ TEST(LinePrefixForms, BacktickOfAMarkdownQuoteBeforeTheItems) {
   EXPECT_EQ(message(line, p), "x");
   expectNothing("`code` x");
   expectNothing("```");
+}
+
+// A line pasted in a Markdown quote ("> ") or in bold ("**"), as GitHub comments keep them: the
+// items after the marks are read, and the marks are the prefix's only when an item follows.
+TEST(LinePrefixForms, MarkdownQuoteAndBoldBeforeTheItems) {
+  std::string_view bold = "**gpu-node-3:26407:26474 [2] NCCL INFO Call to connect returned Connection refused, retrying**";
+  LinePrefix p = parseLinePrefix(bold);
+  EXPECT_EQ(p.host, "gpu-node-3");
+  EXPECT_EQ(p.pid, 26407);
+  EXPECT_EQ(message(bold, p).substr(0, 9), "NCCL INFO");
+  std::string_view quoted = "> > [rank3]:[E710 18:00:32.426302794 ProcessGroupNCCL.cpp:2395] x";
+  p = parseLinePrefix(quoted, reference(k20260701));
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_TRUE(p.time.has_value());
+  EXPECT_EQ(message(quoted, p), "x");
+  std::string_view both = "> **(VllmWorker rank=5 pid=50999) ERROR 07-07 15:19:48 x";
+  EXPECT_EQ(parseLinePrefix(both).rank, 5);
+  // Near misses: marks before a message are the message's; ">>" and ">" without a blank are no
+  // quote marks.
+  expectNothing("**ImportError:** lib/python3.10/site-packages/flash_attn/flash_attn_interface.py");
+  expectNothing("> slurmstepd: error: Detected 1 oom-kill event(s)");
+  expectNothing(">> [rank3]: x");
+  expectNothing(">[rank3]: x");
 }
 
 // A tqdm bar a paste ran into the next line (its '\r' lost): skipped when items follow it.
