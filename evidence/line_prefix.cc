@@ -593,8 +593,54 @@ struct Identity {
   std::optional<int64_t> pid;
 };
 
-// One bracketed item: rank, torchrun role, kernel monotonic time, dmesg -T, glog, UCX, or an
-// ISO timestamp in brackets ("[2026-01-01 10:00:00,123]", as torch.distributed's launcher
+// MPICH's "[%r] " at the line's start: the rank, then a blank.
+bool rankLabel(std::string_view s, size_t* pos, int32_t* rank) {
+  size_t p = *pos;
+  int64_t value;
+  if (!consume(s, &p, '[') || !unsignedNumber(s, &p, std::numeric_limits<int32_t>::max(), &value) ||
+      !consume(s, &p, ']') || p >= s.size() || !isBlank(s[p])) {
+    return false;
+  }
+  *pos = p;
+  *rank = static_cast<int32_t>(value);
+  return true;
+}
+
+// "a.b.c.d", four numbers of at most three digits.
+bool ipv4Address(std::string_view s) {
+  int parts = 0;
+  for (size_t p = 0; p <= s.size(); ++parts) {
+    size_t digits = 0;
+    while (p < s.size() && isDigit(s[p]) && digits < 4) ++p, ++digits;
+    if (digits == 0 || digits > 3) return false;
+    if (p == s.size()) return parts == 3;
+    if (s[p] != '.') return false;
+    ++p;
+  }
+  return false;
+}
+
+// Inside brackets, after '[': a node's name and its address, as an Azure ML job's log on
+// Kubernetes prefixes every line of a worker ("[job-pytorch-...-worker-1, 10.240.1.123] ", and
+// "unknown_ip" where the address was not known yet): "name, a.b.c.d]" or "name, unknown_ip]".
+// Only an IPv4 address or that word after the comma, so a list printed in brackets ("[a, b]")
+// stays a message's own words.
+bool nodeAndAddressInBrackets(std::string_view s, size_t* pos, std::string_view* host) {
+  size_t p = *pos;
+  std::string_view name;
+  if (!hostName(s, &p, &name) || s.substr(p, 2) != ", ") return false;
+  p += 2;
+  const size_t close = s.substr(p, 16).find(']');  // "255.255.255.255" and "unknown_ip" fit
+  if (close == std::string_view::npos) return false;
+  const std::string_view address = s.substr(p, close);
+  if (address != "unknown_ip" && !ipv4Address(address)) return false;
+  *pos = p + close + 1;
+  *host = name;
+  return true;
+}
+
+// One bracketed item: rank, torchrun role, kernel monotonic time, dmesg -T, glog, UCX, a node
+// and its address (Azure ML), or an ISO timestamp in brackets ("[2026-01-01 10:00:00,123]", as torch.distributed's launcher
 // writes).
 bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, Item* item, Identity* id) {
   size_t p = *pos;
@@ -635,6 +681,9 @@ bool bracketed(std::string_view s, size_t* pos, const PrefixOptions& options, It
     *item = itemOf(Item::kIdentity);
     if (id->host.empty()) id->host = host;
     if (!id->pid) id->pid = value;
+  } else if (nodeAndAddressInBrackets(s, &p, &host)) {
+    *item = itemOf(Item::kIdentity);
+    if (id->host.empty()) id->host = host;
   } else {
     return false;
   }
@@ -758,6 +807,15 @@ bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, I
   return false;
 }
 
+// Whether ':', blanks and a prefix item start at `pos`.
+bool itemAfterColon(std::string_view s, size_t pos, const PrefixOptions& options) {
+  if (pos + 1 >= s.size() || s[pos] != ':' || !isBlank(s[pos + 1])) return false;
+  size_t p = skipBlanks(s, pos + 1);
+  Item item;
+  Identity scratch;
+  return prefixItem(s, &p, options, &item, &scratch);
+}
+
 // An ANSI SGR colour sequence: "\x1b[36m", "\x1b[0m", "\x1b[2;36m", "\x1b[m". Ray colours its
 // worker prefix so ("\x1b[2m\x1b[36m(RayWorkerWrapper pid=123)\x1b[0m [rank0]: ..."), and so do
 // dmesg --color and coloured loggers. A paste often loses the ESC byte and keeps "[36m": without
@@ -799,20 +857,6 @@ bool srunLabel(std::string_view s, size_t* pos, int32_t* task) {
   *pos = p;
   *task = static_cast<int32_t>(value);
   return true;
-}
-
-// "a.b.c.d", four numbers of at most three digits.
-bool ipv4Address(std::string_view s) {
-  int parts = 0;
-  for (size_t p = 0; p <= s.size(); ++parts) {
-    size_t digits = 0;
-    while (p < s.size() && isDigit(s[p]) && digits < 4) ++p, ++digits;
-    if (digits == 0 || digits > 3) return false;
-    if (p == s.size()) return parts == 3;
-    if (s[p] != '.') return false;
-    ++p;
-  }
-  return false;
 }
 
 // pdsh's, clush's and talosctl's "host: " at the start of the line: a host name with a digit or
@@ -958,9 +1002,12 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   Identity id;
   // A pasted line may keep the Markdown it was quoted in: a quote's "> " (up to three levels),
   // bold's "**" ("**hostname:26407:26474 NCCL INFO ...**"), the backticks of a code span or fence
-  // ("`(WorkerDict pid=835, ip=...) [rank38]:..."; up to three). They are skipped before the
-  // first item, and belong to the prefix only when an item follows them.
+  // ("`(WorkerDict pid=835, ip=...) [rank38]:..."; up to three). A report may quote a process's
+  // lines after a rule "| ", indented or not (milabench's summary of a failed run: "        |
+  // [rank0]: FileNotFoundError: ..."; a Markdown table's first cell). They are skipped before
+  // the first item, and belong to the prefix only when an item follows them.
   size_t pos = 0;
+  if (const size_t rule = skipBlanks(line, 0); line.substr(rule, 2) == "| ") pos = rule + 2;
   for (int level = 0; level < 3 && line.substr(pos, 2) == "> "; ++level) pos += 2;
   if (line.substr(pos, 2) == "**") pos += 2;
   for (int tick = 0; tick < 3 && pos < line.size() && line[pos] == '`'; ++tick) ++pos;
@@ -987,6 +1034,11 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   }
   if (options.srunLabels && srunLabel(line, &pos, &task)) {
     out.task = task;
+    end = pos;
+    pos = skipBlanks(line, pos);
+  }
+  if (options.rankLabels && pos == lead && rankLabel(line, &pos, &task)) {
+    out.rank = task;
     end = pos;
     pos = skipBlanks(line, pos);
   }
@@ -1030,6 +1082,13 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
     // A colour reset right after an item ("(pid=123)\x1b[0m") belongs to it.
     end = pos = skipColours(line, pos);
     if (item.last) break;
+    // A collector's ISO time may end with ": " before what the process printed
+    // ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:host:815:864 [0] NCCL WARN ..."): the colon is
+    // the prefix's only when an item follows it, so "2026-01-01 10:00:00: x" keeps its message.
+    if (item.iso && itemAfterColon(line, pos, options)) {
+      pos = skipBlanks(line, pos + 1);
+      continue;
+    }
     const size_t afterBlanks = skipBlanks(line, pos);
     if (afterBlanks == pos && !item.glued) break;  // items are separated by blanks
     pos = afterBlanks;
@@ -1081,6 +1140,21 @@ bool hostLabelled(const std::vector<std::string_view>& lines, HostLabels form) {
   // Three in four lines labelled (the launcher's own lines sit among them), by at most one host
   // per two labelled lines (a dump of keys has one per line).
   return labelled >= 2 && labelled * 4 >= nonBlank * 3 && hosts.size() * 2 <= labelled;
+}
+
+bool rankLabelled(const std::vector<std::string_view>& lines) {
+  size_t nonBlank = 0, labelled = 0;
+  std::vector<int32_t> ranks;  // distinct, few: numbered lines have one number each
+  for (std::string_view line : lines) {
+    if (skipBlanks(line, 0) == line.size()) continue;
+    ++nonBlank;
+    size_t pos = 0;
+    int32_t rank;
+    if (!rankLabel(line, &pos, &rank)) continue;
+    ++labelled;
+    if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) ranks.push_back(rank);
+  }
+  return labelled >= 2 && labelled * 4 >= nonBlank * 3 && ranks.size() * 2 <= labelled;
 }
 
 }  // namespace attrib::evidence

@@ -56,6 +56,12 @@ struct PrefixOptions {
   // Recognise a leading "N: " as an srun --label task id (application output only: a kernel
   // or syslog file never starts lines so).
   bool srunLabels = false;
+  // Recognise a leading "[N] " as the rank that printed the line, as MPICH's Hydra launcher
+  // (mpiexec -prepend-rank, pattern "[%r] "; Intel MPI's mpirun -l likewise) prefixes every line
+  // of a process: "[56] node-7:7240:7240 [0] NCCL INFO ...". Only for a file whose lines are
+  // labelled so (rankLabelled), since "[1] 10690" (a shell's job) or a paste's line numbers
+  // ("[80746] [rank0]:...") start the same way.
+  bool rankLabels = false;
   // Recognise a leading "host: " as the host that printed the line, as pdsh and clush prefix
   // every line they gather (DeepSpeed's multi-node launcher runs its ranks under pdsh:
   // "gpu-q-13: torch.cuda.OutOfMemoryError: ...") and talosctl its nodes' logs ("192.168.11.119:
@@ -82,12 +88,14 @@ struct PrefixOptions {
 //                node): program slurmstepd, host n7, after the other items and never after a
 //                syslog program
 //   identity     [rank12]:, [Rank 12], [default3]: (torchrun), "12: " (srun, with srunLabels),
+//                "[12] " (MPICH's -prepend-rank, with rankLabels),
 //                host:pid:tid [3] (NCCL; the message then starts at "NCCL ..."), [host:pid
 //                :0:tid] and [host:pid:thread] (UCX), (Name pid=123, ip=10.0.0.5) and (pid=123) (Ray;
 //                "(VllmWorker rank=5 pid=123)" also names the rank),
 //                [1,12]<stderr>: and [1,mpirank:12,host]<stderr>: (mpirun --tag-output: rank 12),
 //                [12]<stderr>: (horovodrun), each also after ctime's time with no blank ("Tue Nov
-//                27 13:49:06 2018[1,10]<stdout>:", --timestamp-output; "...2018<stdout>:" untagged)
+//                27 13:49:06 2018[1,10]<stdout>:", --timestamp-output; "...2018<stdout>:" untagged),
+//                [node, 10.0.0.5] and [node, unknown_ip] (an Azure ML job's worker on Kubernetes)
 // A syslog line ("Nov 29 20:28:29 host kernel: [123.456] text") yields both time and monotonic.
 //
 // Details:
@@ -95,8 +103,11 @@ struct PrefixOptions {
 //   prefix, the rest to the message (its indentation). A "[rank3]:" directly followed by
 //   another item ("[rank3]:[E710 ...]") needs no blank.
 // - Markdown a paste kept (a quote's "> ", up to three levels, then bold's "**", then up to
-//   three backticks) is skipped at the line's start, and is the prefix's only when an item
+//   three backticks), and before them a report's rule "| " after any blanks (milabench's summary,
+//   a table's first cell), is skipped at the line's start, and is the prefix's only when an item
 //   follows it: "**host:1:2 [0] NCCL INFO x**" has NCCL's items, "**ImportError:** x" no prefix.
+// - An ISO timestamp may be followed by ": " when an item follows ("2019-06-02T16:13:44.884Z:
+//   [1,12]<stdout>:..."), as a collector stamps what a launcher printed.
 // - ISO timestamps: 'T', 't' or ' ' between date and time; seconds required; a fraction after
 //   '.' or ',' (only '.' in syslog) of any length, truncated to nanoseconds; a zone "Z", "z",
 //   "+02:00", "-0700" or "+02". Without a zone (ISO, syslog, dmesg -T) the time is local, at
@@ -136,5 +147,10 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options =
 // from a few hosts. A YAML or key-value
 // dump ("lr: 0.1", "fp16: true") has as many keys as lines and is not.
 bool hostLabelled(const std::vector<std::string_view>& lines, HostLabels form);
+
+// Whether `lines` (a file's first lines) are labelled with the rank that printed them, as
+// MPICH's mpiexec -prepend-rank labels them ("[%r] "): three in four non-blank lines start
+// "[N] ", by at most one rank per two labelled lines (numbered lines have one number each).
+bool rankLabelled(const std::vector<std::string_view>& lines);
 
 }  // namespace attrib::evidence

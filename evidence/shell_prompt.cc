@@ -27,6 +27,8 @@ std::string_view shellPromptHost(std::string_view line) {
   // Every form has an '@': most lines of a log have none and are given up on in one search.
   if (line.find('@') == std::string_view::npos) return {};
   size_t pos = 0;
+  // A paste quoted in Markdown keeps its quote marks ("> core@gpu-1013:~ $ dmesg -T").
+  for (int level = 0; level < 3 && line.substr(pos, 2) == "> "; ++level) pos += 2;
   // "(venv) ", "(base) ": environments the shell was started in.
   while (pos < line.size() && line[pos] == '(') {
     const size_t close = line.find(") ", pos);

@@ -15,7 +15,8 @@ namespace attrib::evidence {
 // default PS1 (bash 5.x):
 //   Debian, Ubuntu      "\u@\h:\w\$ "   root@node1:~# dmesg -T
 //   RHEL, Rocky, Fedora "[\u@\h \W]\$ " [root@gpu01 ~]# nvidia-smi
-// each after any "(name) " a virtualenv or conda environment puts first ("(venv) root@node1:~# ");
+// each after any "(name) " a virtualenv or conda environment puts first ("(venv) root@node1:~# ")
+// and after the "> " (up to three) of a paste quoted in Markdown ("> core@gpu-1013:~ $ dmesg -T");
 // the prompt ends at '$' or '#' and a blank or the end of the line. User and host are
 // [A-Za-z0-9_.-]+; the path holds no blank in the Debian form (a blank ends it otherwise).
 std::string_view shellPromptHost(std::string_view line);

@@ -358,7 +358,8 @@ class FileScan {
 
   // What the file's first chunk says about the whole file, decided once:
   // - pdsh's "host: " labels are read as the line's host only in a file whose first lines carry
-  //   them (evidence::hostLabelled);
+  //   them (evidence::hostLabelled), and MPICH's "[rank] " labels only in an application's file
+  //   whose first lines carry them (evidence::rankLabelled);
   // - the shell prompts of a pasted terminal session and the syslog daemon's wall messages
   //   ("Message from syslogd@host at ..."), when they name one host, are the node of its kernel
   //   and system lines (evidence/shell_prompt.h);
@@ -371,6 +372,7 @@ class FileScan {
     const bool application = hint_ == ir::Channel::Application || hint_ == ir::Channel::Scheduler;
     const auto form = application ? evidence::HostLabels::Names : evidence::HostLabels::Addresses;
     prefix_.hostLabels = evidence::hostLabelled(first, form) ? form : evidence::HostLabels::None;
+    prefix_.rankLabels = application && evidence::rankLabelled(first);
     bool several = false;
     for (size_t i = 0; i < chunk.lineCount() && !several; ++i) {
       std::string_view host = evidence::shellPromptHost(chunk.line(i));

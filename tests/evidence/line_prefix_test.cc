@@ -664,6 +664,37 @@ TEST(LinePrefixForms, AFileIsHostLabelledWhenThreeInFourLinesAreByFewHosts) {
   EXPECT_FALSE(hostLabelled({"192.168.11.119: a", "192.168.11.119: b"}, HostLabels::None));
 }
 
+// MPICH's mpiexec -prepend-rank (Hydra's pattern "[%r] "), read only in a file labelled so.
+TEST(LinePrefixForms, MpichRankLabels) {
+  PrefixOptions labelled;
+  labelled.rankLabels = true;
+  std::string_view line = "[56] crow-ib-7:7240:7240 [0] NCCL INFO Bootstrap : Using [0]eth0:10.100.72.18<0>";
+  LinePrefix p = parseLinePrefix(line, labelled);
+  EXPECT_EQ(p.rank, 56);
+  EXPECT_EQ(p.host, "crow-ib-7");
+  EXPECT_EQ(message(line, p), "NCCL INFO Bootstrap : Using [0]eth0:10.100.72.18<0>");
+  std::string_view bare = "[10] ./third_party/gpus/nccl/src/include/alloc.h:58 NCCL WARN Cuda failure 'out of memory'";
+  p = parseLinePrefix(bare, labelled);
+  EXPECT_EQ(p.rank, 10);
+  EXPECT_EQ(message(bare, p).substr(0, 2), "./");
+  // Not without the option; no blank after ']'; not after other text.
+  EXPECT_FALSE(parseLinePrefix(bare).rank);
+  expectNothing("[10]x", labelled);
+  expectNothing("x [10] y", labelled);
+}
+
+TEST(LinePrefixForms, AFileIsRankLabelledWhenThreeInFourLinesAreByFewRanks) {
+  using V = std::vector<std::string_view>;
+  EXPECT_TRUE(rankLabelled({"[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed", "[3] NCCL INFO include/shm.h:41 -> 2",
+                            "[3] include/shm.h:48 NCCL WARN Error while creating shared memory segment"}));
+  EXPECT_TRUE(rankLabelled({"[0] a", "[1] b", "[0] c", "[1] d", "", "mpiexec: done"}));
+  // Numbered lines (one number each), a shell's job, a lone label.
+  EXPECT_FALSE(rankLabelled({"[80746] [rank0]: a", "[80747] [rank4]: b", "[80748] [rank0]: c", "[80749] [rank4]: d"}));
+  EXPECT_FALSE(rankLabelled({"[1] 10690", "plain", "plain"}));
+  EXPECT_FALSE(rankLabelled({"[1] 2019-06-13 01:17:08.886805: E x", "Aborted"}));
+  EXPECT_FALSE(rankLabelled(V{}));
+}
+
 TEST(LinePrefixForms, RayWorkerPrefix) {
   // Ray 2.x forwards worker output with "(Name pid=N, ip=A)" ("ip" only from other nodes).
   std::string_view line = "(RayTrainWorker pid=2290, ip=10.0.0.5) [rank3]: RuntimeError: CUDA error";
@@ -728,6 +759,45 @@ TEST(LinePrefixForms, MarkdownQuoteAndBoldBeforeTheItems) {
   expectNothing("> slurmstepd: error: Detected 1 oom-kill event(s)");
   expectNothing(">> [rank3]: x");
   expectNothing(">[rank3]: x");
+}
+
+// A report's rule before a quoted line: milabench's summary of a failed run quotes each line
+// of its output after "        | "; a Markdown table's first cell starts "| ".
+TEST(LinePrefixForms, ReportRuleBeforeTheItems) {
+  std::string_view line = "        | [rank0]: FileNotFoundError: Caught FileNotFoundError in DataLoader worker process 2.";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.rank, 0);
+  EXPECT_EQ(message(line, p), "FileNotFoundError: Caught FileNotFoundError in DataLoader worker process 2.");
+  std::string_view frame = "        | [rank0]:   File \"/milabench/worker.py\", line 349, in _worker_loop";
+  EXPECT_EQ(message(frame, parseLinePrefix(frame)), "  File \"/milabench/worker.py\", line 349, in _worker_loop");
+  std::string_view cell = "| gpu-3:1234:1250 [0] NCCL WARN Cuda failure 'out of memory' |";
+  p = parseLinePrefix(cell);
+  EXPECT_EQ(p.host, "gpu-3");
+  EXPECT_EQ(message(cell, p).substr(0, 9), "NCCL WARN");
+  // Near misses: a rule before a message is the message's; "|" without its blank is no rule.
+  expectNothing("        | FileNotFoundError: x");
+  expectNothing("| step | loss |");
+  expectNothing("|[rank0]: x");
+}
+
+// Azure ML's job log on Kubernetes names the worker's pod and its address on every line.
+TEST(LinePrefixForms, AzureMlNodeAndAddress) {
+  std::string_view line =
+      "2021-02-05 05:32:39 [job-pytorch-distr-nccl-1-worker-1, unknown_ip] job-pytorch-distr-nccl-1-worker-1:25:25 [0] "
+      "init.cc:981 NCCL WARN Invalid rank requested : 2/2";
+  LinePrefix p = parseLinePrefix(line);
+  EXPECT_EQ(p.host, "job-pytorch-distr-nccl-1-worker-1");
+  EXPECT_EQ(p.pid, 25);
+  EXPECT_TRUE(p.time.has_value());
+  EXPECT_EQ(message(line, p), "init.cc:981 NCCL WARN Invalid rank requested : 2/2");
+  std::string_view addressed = "2021-02-05 05:32:40 [worker-0, 10.240.1.123] Done!";
+  p = parseLinePrefix(addressed);
+  EXPECT_EQ(p.host, "worker-0");
+  EXPECT_EQ(message(addressed, p), "Done!");
+  // Near misses: a list in brackets, an address that is none.
+  expectNothing("[worker-0, worker-1] x");
+  expectNothing("[worker-0, 10.240.1] x");
+  expectNothing("[worker-0,10.240.1.123] x");
 }
 
 // A tqdm bar a paste ran into the next line (its '\r' lost): skipped when items follow it.
@@ -888,6 +958,23 @@ TEST(LinePrefixForms, CollectorTimestampBeforeTheLine) {
   LinePrefix p = parseLinePrefix(line);
   EXPECT_EQ(p.rank, 179);
   EXPECT_EQ(message(line, p), "KeyError: 'labels'");
+  // A collector's time with ": " before mpirun's tag and NCCL's prefix.
+  std::string_view stamped =
+      "2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-e275-01-000057:815:864 [0] transport/net_ib.cu:80 NCCL WARN x";
+  p = parseLinePrefix(stamped);
+  EXPECT_EQ(p.rank, 12);
+  EXPECT_EQ(p.host, "container-e275-01-000057");
+  EXPECT_EQ(p.time, 1559492024 * kSecond + 884'000'000);
+  EXPECT_EQ(message(stamped, p), "transport/net_ib.cu:80 NCCL WARN x");
+  // Near misses: with no item after the colon it is the message's.
+  std::string_view plain = "2019-06-02T16:13:44.884Z: training done";
+  p = parseLinePrefix(plain);
+  EXPECT_TRUE(p.time.has_value());
+  EXPECT_EQ(message(plain, p), ": training done");
+  std::string_view glued = "2019-06-02T16:13:44.884Z:[1,12]<stdout>:x";
+  p = parseLinePrefix(glued);
+  EXPECT_FALSE(p.rank);
+  EXPECT_EQ(message(glued, p), ":[1,12]<stdout>:x");
 }
 
 TEST(Timestamp, LineEndings) {

@@ -15,12 +15,16 @@ TEST(ShellPrompt, DistributionDefaultsNameTheHost) {
   EXPECT_EQ(shellPromptHost("[root@gpu01 ~]# journalctl -k"), "gpu01");
   EXPECT_EQ(shellPromptHost("(base) [alice@login-2 work]$"), "login-2");
   EXPECT_EQ(shellPromptHost("root@node1:~#"), "node1");
+  EXPECT_EQ(shellPromptHost("> core@paigcr-a-gpu-1013:~ $ dmesg  -T | grep oom -C 100"), "paigcr-a-gpu-1013");
+  EXPECT_EQ(shellPromptHost("> > (base) [alice@login-2 work]$ ls"), "login-2");
 }
 
 TEST(ShellPrompt, LinesThatOnlyLookLikeOneAreNot) {
   EXPECT_EQ(shellPromptHost("user@example.com: permission denied"), "");
   EXPECT_EQ(shellPromptHost("Contact admin@cluster for help"), "");
   EXPECT_EQ(shellPromptHost("root@node1:~#dmesg"), "");  // no blank after the sign
+  EXPECT_EQ(shellPromptHost(">root@node1:~# dmesg"), "");  // a quote mark needs its blank
+  EXPECT_EQ(shellPromptHost("> see admin@cluster: for help"), "");
   EXPECT_EQ(shellPromptHost("[root@gpu01 my dir]# ls"), "");
   EXPECT_EQ(shellPromptHost("[root@gpu01 ~] ls"), "");
   EXPECT_EQ(shellPromptHost("@node1:~# ls"), "");
