@@ -254,6 +254,7 @@ struct OutcomeDecl {
 struct TestTime {
   int64_t nanos = 0;
   enum class Kind { Absolute, TimeOfDay, Offset } kind = Kind::Absolute;
+  bool missing = false;  // no 'at TIME' was written: `range` is where it belongs (A207)
   SourceRange range;
 };
 

@@ -783,6 +783,14 @@ class AstBuilder {
     return t;
   }
 
+  // A test item's time that was not written, at the token it belongs before.
+  static ast::TestTime missingTime(SourceRange before) {
+    ast::TestTime t;
+    t.missing = true;
+    t.range = before;
+    return t;
+  }
+
   std::vector<ast::TestAttribute> attributes(const std::vector<AttrParser::AttributeContext*>& ctxs) {
     std::vector<ast::TestAttribute> out;
     for (auto* a : ctxs) {
@@ -849,6 +857,7 @@ class AstBuilder {
         line.source = word(c->word(1));
         line.attributes = attributes(c->attribute());
         line.at = testTime(c->timeValue());
+        if (!c->timeValue()) line.at = missingTime(range(c->STRING()));
         line.text = string(c->STRING());
         line.range = range(c);
         d.logs.push_back(std::move(line));
@@ -857,6 +866,7 @@ class AstBuilder {
         m.metric = c->STRING() ? string(c->STRING()) : std::string(textOf(range(c->ident())));
         m.attributes = attributes(c->attribute());
         m.at = testTime(c->timeValue());
+        if (!c->timeValue() && c->signedNumber()) m.at = missingTime(range(c->signedNumber()));
         auto v = signedNumber(c->signedNumber());
         m.value = v.kind == ast::PropertyValue::Kind::Int ? static_cast<double>(v.intValue) : v.floatValue;
         m.range = range(c);

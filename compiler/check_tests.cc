@@ -36,7 +36,14 @@ void Checker::checkDecl(ast::TestDecl& t) {
                    fmt::format("fixture file '{}' not found (paths are relative to this rule file)", *t.fixture));
     }
   }
-  auto checkTime = [&](const ast::TestTime& at) {
+  auto checkTime = [&](const ast::TestTime& at, std::string_view item, std::string_view what) {
+    if (at.missing) {
+      sink_.report(DiagKind::InvalidTest, at.range,
+                   fmt::format("a {} needs its time before the {}: write 'at 2026-01-01T10:00:05Z', or 'at 10:00:05' "
+                               "with the workload's start",
+                               item, what));
+      return;
+    }
     if (at.kind != ast::TestTime::Kind::Absolute && !hasStart) {
       sink_.report(DiagKind::InvalidTest, at.range,
                    "a time of day or '+offset' needs the workload's start: add 'start 2026-01-01T00:00:00Z' "
@@ -45,7 +52,7 @@ void Checker::checkDecl(ast::TestDecl& t) {
   };
   static const std::vector<std::string> logAttributes = {"rank", "gpu", "pod", "container"};
   for (auto& line : t.logs) {
-    checkTime(line.at);
+    checkTime(line.at, "log line", "text");
     checkSource(line.source);
     for (auto& a : line.attributes) {
       if (!contains(logAttributes, a.name.text)) {
@@ -57,7 +64,7 @@ void Checker::checkDecl(ast::TestDecl& t) {
       }
     }
   }
-  for (auto& m : t.metrics) checkTime(m.at);
+  for (auto& m : t.metrics) checkTime(m.at, "metric sample", "value");
   if (t.expectations.empty()) {
     sink_.report(DiagKind::InvalidTest, t.nameRange,
                  fmt::format("test \"{}\" expects nothing; add 'expect' lines", t.name));

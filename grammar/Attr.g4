@@ -122,8 +122,10 @@ testDecl : TEST STRING (FROM STRING)? LBRACE testItem* RBRACE ;
 
 testItem
   : WORKLOAD LBRACE property* RBRACE                            # workloadItem
-  | LOG word word attribute* AT timeValue STRING                 # logLineItem
-  | METRIC (ident | STRING) attribute* AT timeValue signedNumber # metricSampleItem
+  // The time is required; the grammar lets it be missing so that the checker says so (A207)
+  // instead of a syntax error whose recovery reads the rest of the test as attributes.
+  | LOG word word attribute* (AT timeValue)? STRING                 # logLineItem
+  | METRIC (ident | STRING) attribute* (AT timeValue)? signedNumber # metricSampleItem
   | EXPECT expectKey expectArg*                                  # expectItem
   ;
 

@@ -153,6 +153,13 @@ std::vector<Case> cases() {
       {K::InvalidTest, {{"a.attr", kSym + "test \"t\" {\n  log n1 syslog at 10:00:00 \"abcdef\"\n  expect root s\n}\n"}},
        {"a.attr:3:20: error: a time of day or '+offset' needs the workload's start: add "
         "'start 2026-01-01T00:00:00Z' to the workload block [A207]"}},
+      // A log line without its time: one error at the text, not a syntax error and its cascade.
+      {K::InvalidTest, {{"a.attr", kSym + "test \"t\" {\n  log n1 syslog \"abcdef\"\n  expect root s\n}\n"}},
+       {"a.attr:3:17: error: a log line needs its time before the text: write 'at 2026-01-01T10:00:05Z', or "
+        "'at 10:00:05' with the workload's start [A207]"}},
+      {K::InvalidTest, {{"a.attr", kSym + "test \"t\" {\n  metric gpu_temp node n1 85\n  expect root s\n}\n"}},
+       {"a.attr:3:27: error: a metric sample needs its time before the value: write 'at 2026-01-01T10:00:05Z', or "
+        "'at 10:00:05' with the workload's start [A207]"}},
       {K::InvalidTest, {{"a.attr", kSym + "test \"t\" {\n  expect rot s\n}\n"}},
        {"a.attr:3:10: error: unknown expectation 'rot'; did you mean 'root'? [A207]",
         "note: expectations are: outcome, root, bad_nodes, interesting_nodes, downstream, family, state, confidence, "
