@@ -856,8 +856,7 @@ class AstBuilder {
         line.node = word(c->word(0));
         line.source = word(c->word(1));
         line.attributes = attributes(c->attribute());
-        line.at = testTime(c->timeValue());
-        if (!c->timeValue()) line.at = missingTime(range(c->STRING()));
+        line.at = c->timeValue() ? testTime(c->timeValue()) : missingTime(range(c->STRING()));
         line.text = string(c->STRING());
         line.range = range(c);
         d.logs.push_back(std::move(line));
@@ -865,8 +864,7 @@ class AstBuilder {
         ast::TestMetricSample m;
         m.metric = c->STRING() ? string(c->STRING()) : std::string(textOf(range(c->ident())));
         m.attributes = attributes(c->attribute());
-        m.at = testTime(c->timeValue());
-        if (!c->timeValue() && c->signedNumber()) m.at = missingTime(range(c->signedNumber()));
+        m.at = c->timeValue() || !c->signedNumber() ? testTime(c->timeValue()) : missingTime(range(c->signedNumber()));
         auto v = signedNumber(c->signedNumber());
         m.value = v.kind == ast::PropertyValue::Kind::Int ? static_cast<double>(v.intValue) : v.floatValue;
         m.range = range(c);

@@ -807,15 +807,6 @@ bool prefixItem(std::string_view s, size_t* pos, const PrefixOptions& options, I
   return false;
 }
 
-// Whether ':', blanks and a prefix item start at `pos`.
-bool itemAfterColon(std::string_view s, size_t pos, const PrefixOptions& options) {
-  if (pos + 1 >= s.size() || s[pos] != ':' || !isBlank(s[pos + 1])) return false;
-  size_t p = skipBlanks(s, pos + 1);
-  Item item;
-  Identity scratch;
-  return prefixItem(s, &p, options, &item, &scratch);
-}
-
 // An ANSI SGR colour sequence: "\x1b[36m", "\x1b[0m", "\x1b[2;36m", "\x1b[m". Ray colours its
 // worker prefix so ("\x1b[2m\x1b[36m(RayWorkerWrapper pid=123)\x1b[0m [rank0]: ..."), and so do
 // dmesg --color and coloured loggers. A paste often loses the ESC byte and keeps "[36m": without
@@ -997,6 +988,11 @@ bool stepDaemonSource(std::string_view s, size_t* pos, Identity* id) {
 
 }  // namespace
 
+size_t markdownQuoteEnd(std::string_view line, size_t pos) {
+  for (int level = 0; level < 3 && line.substr(pos, 2) == "> "; ++level) pos += 2;
+  return pos;
+}
+
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) {
   LinePrefix out;
   Identity id;
@@ -1008,7 +1004,7 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   // the first item, and belong to the prefix only when an item follows them.
   size_t pos = 0;
   if (const size_t rule = skipBlanks(line, 0); line.substr(rule, 2) == "| ") pos = rule + 2;
-  for (int level = 0; level < 3 && line.substr(pos, 2) == "> "; ++level) pos += 2;
+  pos = markdownQuoteEnd(line, pos);
   if (line.substr(pos, 2) == "**") pos += 2;
   for (int tick = 0; tick < 3 && pos < line.size() && line[pos] == '`'; ++tick) ++pos;
   const size_t lead = pos;
@@ -1083,9 +1079,10 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
     end = pos = skipColours(line, pos);
     if (item.last) break;
     // A collector's ISO time may end with ": " before what the process printed
-    // ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:host:815:864 [0] NCCL WARN ..."): the colon is
-    // the prefix's only when an item follows it, so "2026-01-01 10:00:00: x" keeps its message.
-    if (item.iso && itemAfterColon(line, pos, options)) {
+    // ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:host:815:864 [0] NCCL WARN ..."). Like any gap
+    // between items, the colon becomes the prefix's only when the next item is read (`end` moves
+    // past it then), so "2026-01-01 10:00:00: x" keeps ": x" as its message.
+    if (item.iso && pos + 1 < line.size() && line[pos] == ':' && isBlank(line[pos + 1])) {
       pos = skipBlanks(line, pos + 1);
       continue;
     }
@@ -1125,36 +1122,40 @@ LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options) 
   return out;
 }
 
-bool hostLabelled(const std::vector<std::string_view>& lines, HostLabels form) {
+namespace {
+
+// Whether `lines` are labelled by a launcher: `read(line, &label)` reads a line's label. Three in
+// four non-blank lines labelled (the launcher's own lines sit among them), by at most one
+// distinct label per two labelled lines (a dump of keys, or numbered lines, has one per line).
+template <typename Label, typename Read>
+bool labelledByFew(const std::vector<std::string_view>& lines, Read read) {
   size_t nonBlank = 0, labelled = 0;
-  std::vector<std::string_view> hosts;  // distinct, few: a file with many is no pdsh output
+  std::vector<Label> distinct;
   for (std::string_view line : lines) {
     if (skipBlanks(line, 0) == line.size()) continue;
     ++nonBlank;
-    size_t pos = 0;
-    std::string_view host;
-    if (!hostLabel(line, &pos, form, &host)) continue;
+    Label label;
+    if (!read(line, &label)) continue;
     ++labelled;
-    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+    if (std::find(distinct.begin(), distinct.end(), label) == distinct.end()) distinct.push_back(label);
   }
-  // Three in four lines labelled (the launcher's own lines sit among them), by at most one host
-  // per two labelled lines (a dump of keys has one per line).
-  return labelled >= 2 && labelled * 4 >= nonBlank * 3 && hosts.size() * 2 <= labelled;
+  return labelled >= 2 && labelled * 4 >= nonBlank * 3 && distinct.size() * 2 <= labelled;
+}
+
+}  // namespace
+
+bool hostLabelled(const std::vector<std::string_view>& lines, HostLabels form) {
+  return labelledByFew<std::string_view>(lines, [form](std::string_view line, std::string_view* host) {
+    size_t pos = 0;
+    return hostLabel(line, &pos, form, host);
+  });
 }
 
 bool rankLabelled(const std::vector<std::string_view>& lines) {
-  size_t nonBlank = 0, labelled = 0;
-  std::vector<int32_t> ranks;  // distinct, few: numbered lines have one number each
-  for (std::string_view line : lines) {
-    if (skipBlanks(line, 0) == line.size()) continue;
-    ++nonBlank;
+  return labelledByFew<int32_t>(lines, [](std::string_view line, int32_t* rank) {
     size_t pos = 0;
-    int32_t rank;
-    if (!rankLabel(line, &pos, &rank)) continue;
-    ++labelled;
-    if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) ranks.push_back(rank);
-  }
-  return labelled >= 2 && labelled * 4 >= nonBlank * 3 && ranks.size() * 2 <= labelled;
+    return rankLabel(line, &pos, rank);
+  });
 }
 
 }  // namespace attrib::evidence

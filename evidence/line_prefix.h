@@ -141,6 +141,10 @@ struct PrefixOptions {
 // - Any bytes are accepted (binary, invalid UTF-8, NUL); nothing is read past line.size().
 LinePrefix parseLinePrefix(std::string_view line, const PrefixOptions& options = {});
 
+// Past a Markdown quote's "> " marks (up to three levels) at `pos`, as a paste quoted in an issue
+// keeps them; `pos` when there are none. Shared by every reader of a line's start.
+size_t markdownQuoteEnd(std::string_view line, size_t pos = 0);
+
 // Whether `lines` (a file's first lines) are labelled with the host that printed them, as pdsh
 // (pdsh 2.x "%s: %s") and clush gather output: three in four non-blank lines start "host: ",
 // the host of the `form` given (Names: a host name with a digit or a '-', or an IPv4 address),

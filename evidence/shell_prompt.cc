@@ -1,5 +1,6 @@
 #include "evidence/shell_prompt.h"
 
+#include "evidence/line_prefix.h"
 #include "ir/ascii.h"
 
 namespace attrib::evidence {
@@ -26,9 +27,8 @@ bool promptEnd(std::string_view s, size_t pos) {
 std::string_view shellPromptHost(std::string_view line) {
   // Every form has an '@': most lines of a log have none and are given up on in one search.
   if (line.find('@') == std::string_view::npos) return {};
-  size_t pos = 0;
   // A paste quoted in Markdown keeps its quote marks ("> core@gpu-1013:~ $ dmesg -T").
-  for (int level = 0; level < 3 && line.substr(pos, 2) == "> "; ++level) pos += 2;
+  size_t pos = markdownQuoteEnd(line);
   // "(venv) ", "(base) ": environments the shell was started in.
   while (pos < line.size() && line[pos] == '(') {
     const size_t close = line.find(") ", pos);
